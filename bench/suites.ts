@@ -1,0 +1,11 @@
+import { roundSuite } from './round.ts';
+import { simSuite } from './sim.ts';
+import type { BenchSuite } from './types.ts';
+
+export const BENCH_SUITES: ReadonlyMap<string, BenchSuite> = new Map([roundSuite, simSuite].map((s) => [s.name, s]));
+
+export const getSuite = (name: string): BenchSuite => {
+  const suite = BENCH_SUITES.get(name);
+  if (!suite) throw new Error(`unknown benchmark "${name}"; known: ${[...BENCH_SUITES.keys()].join(', ')}`);
+  return suite;
+};

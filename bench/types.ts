@@ -1,0 +1,22 @@
+/** One benchmark measurement: a JSON line of `tessera bench --json`. */
+export interface BenchRow {
+  readonly suite: string;
+  readonly setup: string;
+  readonly policy: string;
+  readonly [metric: string]: string | number | boolean | undefined;
+}
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  readonly seed: number;
+  /** Called with a one-line progress message (stderr in the CLI). */
+  readonly log: (message: string) => void;
+}
+
+export interface BenchSuite {
+  readonly name: string;
+  readonly description: string;
+  /** Columns shown in the text table, in order. */
+  readonly columns: readonly string[];
+  run(options: BenchOptions): AsyncIterable<BenchRow> | Iterable<BenchRow>;
+}

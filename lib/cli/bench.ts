@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { getSuite } from '../../bench/suites.ts';
+import type { BenchRow } from '../../bench/types.ts';
+import { nonNegativeInt } from './options.ts';
+import { formatTable } from './table.ts';
+
+interface BenchCliOptions {
+  quick?: boolean;
+  json?: boolean;
+  seed: number;
+}
+
+export const registerBenchCommand = (program: Command): void => {
+  program
+    .command('bench')
+    .description('run a benchmark suite: round, sim')
+    .argument('<name>', 'suite name')
+    .option('--quick', 'reduced version for CI smoke tests (under a minute)')
+    .option('--json', 'one JSON object per measurement per line on stdout')
+    .option('--seed <n>', 'seed', nonNegativeInt, 0)
+    .action(async (name: string, options: BenchCliOptions) => {
+      const suite = getSuite(name);
+      const rows: BenchRow[] = [];
+      for await (const row of suite.run({
+        quick: options.quick ?? false,
+        seed: options.seed,
+        log: (m) => process.stderr.write(`${m}\n`),
+      })) {
+        rows.push(row);
+        if (options.json) process.stdout.write(`${JSON.stringify(row)}\n`);
+      }
+      if (!options.json) {
+        const cell = (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision(6))) : String(v ?? ''));
+        process.stdout.write(`${formatTable(suite.columns, rows.map((r) => suite.columns.map((c) => cell(r[c]))))}\n`);
+      }
+    });
+};

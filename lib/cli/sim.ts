@@ -1,0 +1,119 @@
+import type { Command } from 'commander';
+import { getPolicy } from '../core/policies.ts';
+import { writeReport } from '../sim/report/write.ts';
+import { loadWorkload, runPolicies } from '../sim/run.ts';
+import type { SimSummary } from '../sim/summary.ts';
+import { formatIssue, parseTraceFormat } from '../traces/types.ts';
+import { commaList, nonNegativeInt, nonNegativeNumber, positiveNumber } from './options.ts';
+import { progress } from './progress.ts';
+import { formatTable } from './table.ts';
+
+interface SimOptions {
+  trace: string;
+  cluster: string;
+  policy: string[];
+  format?: string;
+  skipDays?: number;
+  days?: number;
+  maxJobs?: number;
+  load?: number;
+  round: number;
+  seed: number;
+  report?: string;
+  json?: boolean;
+  referenceGpu?: string;
+  restart: number;
+}
+
+const ISSUES_SHOWN = 10;
+
+export const registerSimCommand = (program: Command): void => {
+  program
+    .command('sim')
+    .description('replay a trace on a cluster under one or more policies')
+    .requiredOption('--trace <file|builtin>', 'trace file, or builtin: philly, gavel:<jobs>:<rate>, shockwave:<jobs>:<rate>')
+    .requiredOption('--cluster <preset|file>', 'cluster preset name or cluster JSON file')
+    .requiredOption('--policy <names>', 'comma-separated policies', commaList)
+    .option('--format <format>', 'force the trace format instead of detecting it')
+    .option('--skip-days <n>', 'skip this many days from the start of the trace', nonNegativeNumber)
+    .option('--days <n>', 'keep this many days of arrivals', positiveNumber)
+    .option('--max-jobs <n>', 'keep at most this many jobs', nonNegativeInt)
+    .option('--load <x>', 'scale the arrival rate by x', positiveNumber)
+    .option('--round <seconds>', 'round interval in seconds', positiveNumber, 60)
+    .option('--restart <seconds>', 'checkpoint + restore cost of a preemption or migration', nonNegativeNumber, 30)
+    .option('--seed <n>', 'seed for model assignment, generators and the executor', nonNegativeInt, 0)
+    .option('--reference-gpu <type>', 'GPU type the trace durations were measured on')
+    .option('--report <dir>', 'write the HTML and CSV report into this directory')
+    .option('--json', 'one JSON object per policy per line on stdout')
+    .action((options: SimOptions) => runSim(options));
+};
+
+const runSim = (options: SimOptions): void => {
+  options.policy.forEach(getPolicy);
+  const workload = loadWorkload({
+    trace: options.trace,
+    cluster: options.cluster,
+    seed: options.seed,
+    ...(options.format ? { format: parseTraceFormat(options.format) } : {}),
+    ...(options.skipDays !== undefined ? { skipDays: options.skipDays } : {}),
+    ...(options.days !== undefined ? { days: options.days } : {}),
+    ...(options.maxJobs !== undefined ? { maxJobs: options.maxJobs } : {}),
+    ...(options.load !== undefined ? { load: options.load } : {}),
+    ...(options.referenceGpu ? { referenceGpuType: options.referenceGpu } : {}),
+  });
+  reportIssues(
+    workload.traceIssues.map(formatIssue),
+    workload.workloadIssues.map((i) => `job ${i.jobId}: ${i.message}`),
+  );
+  if (workload.jobs.length === 0) throw new Error(`trace ${options.trace} has no usable job in the selected window`);
+  process.stderr.write(
+    `simulating ${workload.jobs.length} jobs of ${options.trace} on ${workload.cluster.name} (${workload.cluster.hosts.reduce((n, h) => n + h.gpuCount, 0)} GPUs)\n`,
+  );
+
+  const runs = options.policy.map((name) => {
+    const bar = progress(`${name.padEnd(10)}`);
+    const [run] = runPolicies(workload, [name], { roundSeconds: options.round, restartSeconds: options.restart, seed: options.seed }, (_, f) =>
+      bar.update(f),
+    );
+    bar.stop();
+    if (options.json) process.stdout.write(`${JSON.stringify(run!.summary)}\n`);
+    return run!;
+  });
+
+  if (!options.json) process.stdout.write(`${summaryTable(runs.map((r) => r.summary))}\n`);
+  if (options.report) {
+    const files = writeReport(options.report, workload, runs);
+    process.stderr.write(`report: ${files.html}\n`);
+  }
+};
+
+const reportIssues = (...groups: string[][]): void => {
+  const all = groups.flat();
+  if (all.length === 0) return;
+  process.stderr.write(`warning: ${all.length} trace rows were left out:\n`);
+  for (const line of all.slice(0, ISSUES_SHOWN)) process.stderr.write(`  ${line}\n`);
+  if (all.length > ISSUES_SHOWN) process.stderr.write(`  … and ${all.length - ISSUES_SHOWN} more\n`);
+};
+
+const hours = (s: number) => (Number.isFinite(s) ? (s / 3600).toFixed(2) : '–');
+
+export const summaryTable = (summaries: readonly SimSummary[]): string =>
+  formatTable(
+    ['policy', 'jobs', 'done', 'avg JCT h', 'p50 h', 'p95 h', 'p99 h', 'makespan h', 'queue h', 'util %', 'migr', 'restarts', 'LB h', 'wall s'],
+    summaries.map((s) => [
+      s.policy,
+      String(s.jobs),
+      String(s.completed),
+      hours(s.avgJct),
+      hours(s.p50Jct),
+      hours(s.p95Jct),
+      hours(s.p99Jct),
+      hours(s.makespan),
+      hours(s.avgQueueing),
+      (s.gpuUtilization * 100).toFixed(1),
+      String(s.migrations),
+      String(s.restarts),
+      hours(s.jctLowerBound),
+      s.wallSeconds.toFixed(2),
+    ]),
+  );

@@ -1,0 +1,52 @@
+import type { HostSlice } from './cluster.ts';
+import type { GpuTypeId } from './gpu.ts';
+
+/** DP or TP per pipeline stage (Crius parallelism assembly). */
+export type StageParallelism = 'dp' | 'tp';
+
+/** Crius Cell: one GPU type, a GPU count and fixed pipeline stages. */
+export interface Cell {
+  readonly gpuType: GpuTypeId;
+  readonly gpus: number;
+  /** GPUs per pipeline stage; length = stage count; sums to `gpus`. */
+  readonly stageGpus: readonly number[];
+  /** Chosen DP/TP per stage from the estimator, the tuner's "favour". */
+  readonly parallelism?: readonly StageParallelism[];
+  /** Pruned (dp, tp) candidates per stage for the job's launcher to search. */
+  readonly tuningHints?: readonly (readonly { dp: number; tp: number }[])[];
+}
+
+/** EasyScale: which virtual ranks (ESTs) each worker runs. Index = worker rank. */
+export type EstMapping = readonly (readonly number[])[];
+
+/** Where and how a job runs. GPUs of one allocation may span hosts; all on one GPU type unless elastic+heterogeneous. */
+export interface Allocation {
+  readonly gpuType: GpuTypeId;
+  readonly slices: readonly HostSlice[];
+  readonly cell?: Cell;
+  /** Set when this job shares its GPUs with another (Tesserae packing: at most two jobs per GPU). */
+  readonly packedWith?: string;
+  /** Best pipeline strategy chosen for the packed pair, when the co-location data names one. */
+  readonly packingStrategy?: string;
+  readonly ests?: EstMapping;
+}
+
+export const allocationGpuCount = (allocation: Allocation): number =>
+  allocation.slices.reduce((n, s) => n + s.gpus.length, 0);
+
+/** Stable key of one GPU. */
+export const gpuKey = (hostId: string, gpu: number): string => `${hostId}#${gpu}`;
+
+export const allocationGpuKeys = (allocation: Allocation): string[] =>
+  allocation.slices.flatMap((s) => s.gpus.map((g) => gpuKey(s.hostId, g)));
+
+/** Same physical GPUs (order-insensitive), i.e. the job would not move. */
+export const sameGpus = (a: Allocation | undefined, b: Allocation | undefined): boolean => {
+  if (!a || !b) return a === b;
+  const ka = allocationGpuKeys(a).sort();
+  const kb = allocationGpuKeys(b).sort();
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
+};
+
+/** The plan a round decides: job id → allocation, for every job that should hold GPUs after the round. */
+export type Plan = ReadonlyMap<string, Allocation>;

@@ -1,0 +1,17 @@
+import type { JobState } from '../model/job.ts';
+
+/** Higher user priority first, then earlier arrival, then id: the deterministic tie-break every order ends with. */
+export const byPriorityThenArrival = (a: JobState, b: JobState): number =>
+  b.spec.priority - a.spec.priority ||
+  a.spec.submitTime - b.spec.submitTime ||
+  (a.spec.id < b.spec.id ? -1 : a.spec.id > b.spec.id ? 1 : 0);
+
+export const isHolding = (job: JobState): boolean =>
+  (job.status === 'running' || job.status === 'checkpointing') && job.allocation !== undefined;
+
+/** Sort by a numeric key (ascending), falling back to priority/arrival/id. Computes each key once. */
+export const sortByKey = (jobs: readonly JobState[], key: (job: JobState) => number): JobState[] =>
+  jobs
+    .map((job) => ({ job, k: key(job) }))
+    .sort((a, b) => a.k - b.k || byPriorityThenArrival(a.job, b.job))
+    .map((e) => e.job);

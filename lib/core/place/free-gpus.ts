@@ -1,0 +1,199 @@
+import type { Cluster, Host, HostSlice } from '../model/cluster.ts';
+import type { GpuTypeId } from '../model/gpu.ts';
+import { type Allocation, allocationGpuCount } from '../model/plan.ts';
+import { LEVELS, type Level, levelRank } from '../model/topology.ts';
+
+interface HostEntry {
+  readonly host: Host;
+  readonly order: number;
+  /** Free GPU indices, ascending. */
+  free: number[];
+}
+
+interface TypeIndex {
+  readonly hosts: HostEntry[];
+  /** buckets[c] = hosts of this type with exactly c free GPUs, for O(gpusPerHost) best-fit lookups. */
+  readonly buckets: Set<HostEntry>[];
+  readonly racks: Map<string, HostEntry[]>;
+  readonly networks: Map<string, HostEntry[]>;
+  free: number;
+  capacity: number;
+}
+
+/**
+ * The free GPUs of a cluster during one round: what placement stages reserve from.
+ * Lookups are by free-count buckets and per-rack lists so that a 10,000-GPU round stays linear in jobs.
+ */
+export class FreeGpus {
+  private readonly hosts = new Map<string, HostEntry>();
+  private readonly types = new Map<GpuTypeId, TypeIndex>();
+
+  constructor(cluster: Cluster) {
+    cluster.hosts.forEach((host, order) => {
+      if (host.state === 'lost' || host.state === 'draining') return;
+      const entry: HostEntry = { host, order, free: Array.from({ length: host.gpuCount }, (_, i) => i) };
+      this.hosts.set(host.id, entry);
+      let index = this.types.get(host.gpuType);
+      if (!index) {
+        index = { hosts: [], buckets: [], racks: new Map(), networks: new Map(), free: 0, capacity: 0 };
+        this.types.set(host.gpuType, index);
+      }
+      index.hosts.push(entry);
+      bucket(index, host.gpuCount).add(entry);
+      push(index.racks, host.rack, entry);
+      push(index.networks, `${host.zone}/${host.network}`, entry);
+      index.free += host.gpuCount;
+      index.capacity += host.gpuCount;
+    });
+  }
+
+  gpuTypes(): GpuTypeId[] {
+    return [...this.types.keys()];
+  }
+
+  freeOf(type: GpuTypeId): number {
+    return this.types.get(type)?.free ?? 0;
+  }
+
+  capacityOf(type: GpuTypeId): number {
+    return this.types.get(type)?.capacity ?? 0;
+  }
+
+  /** Largest host of a type: the biggest job that can be consolidated on one machine. */
+  largestHost(type: GpuTypeId): number {
+    return Math.max(0, ...(this.types.get(type)?.hosts.map((h) => h.host.gpuCount) ?? []));
+  }
+
+  host(hostId: string): Host | undefined {
+    return this.hosts.get(hostId)?.host;
+  }
+
+  isFree(hostId: string, gpu: number): boolean {
+    return this.hosts.get(hostId)?.free.includes(gpu) ?? false;
+  }
+
+  /** Whether every GPU of the allocation exists, is usable and is free. */
+  canReserve(allocation: Allocation): boolean {
+    return allocation.slices.every((s) => s.gpus.every((g) => this.isFree(s.hostId, g)));
+  }
+
+  reserve(allocation: Allocation): void {
+    if (!this.canReserve(allocation)) throw new Error('reserve: GPUs are not free');
+    for (const slice of allocation.slices) this.take(slice.hostId, slice.gpus);
+  }
+
+  release(allocation: Allocation): void {
+    for (const slice of allocation.slices) {
+      const entry = this.hosts.get(slice.hostId);
+      if (!entry) continue;
+      const index = this.types.get(entry.host.gpuType)!;
+      index.buckets[entry.free.length]!.delete(entry);
+      entry.free = [...new Set([...entry.free, ...slice.gpus])].sort((a, b) => a - b);
+      bucket(index, entry.free.length).add(entry);
+      index.free += slice.gpus.length;
+    }
+  }
+
+  /**
+   * Find `count` free GPUs of `type` at the best consolidation level not worse than `maxLevel`:
+   * best fit on one machine, else the rack (then network) with the least sufficient free GPUs, filled from its
+   * emptiest hosts so the job spans as few machines as possible. Does not reserve.
+   */
+  find(type: GpuTypeId, count: number, maxLevel: Level = 'network'): { slices: HostSlice[]; level: Level } | undefined {
+    const index = this.types.get(type);
+    if (!index || count <= 0 || index.free < count) return undefined;
+    for (const level of LEVELS) {
+      if (levelRank(level) > levelRank(maxLevel)) break;
+      const slices = level === 'machine' ? this.bestHost(index, count) : this.bestGroup(index, level, count);
+      if (slices) return { slices, level };
+    }
+    return undefined;
+  }
+
+  /** Network-agnostic first fit: GPUs from hosts in cluster order (the Gandiva/YARN-style baseline placement). */
+  firstFit(type: GpuTypeId, count: number): HostSlice[] | undefined {
+    const index = this.types.get(type);
+    if (!index || count <= 0 || index.free < count) return undefined;
+    const slices: HostSlice[] = [];
+    let needed = count;
+    for (const entry of index.hosts) {
+      if (needed === 0) break;
+      if (entry.free.length === 0) continue;
+      const gpus = entry.free.slice(0, needed);
+      slices.push({ hostId: entry.host.id, gpus });
+      needed -= gpus.length;
+    }
+    return needed === 0 ? slices : undefined;
+  }
+
+  private take(hostId: string, gpus: readonly number[]): void {
+    const entry = this.hosts.get(hostId)!;
+    const index = this.types.get(entry.host.gpuType)!;
+    index.buckets[entry.free.length]!.delete(entry);
+    const taken = new Set(gpus);
+    entry.free = entry.free.filter((g) => !taken.has(g));
+    bucket(index, entry.free.length).add(entry);
+    index.free -= gpus.length;
+  }
+
+  private bestHost(index: TypeIndex, count: number): HostSlice[] | undefined {
+    for (let c = count; c < index.buckets.length; c++) {
+      const set = index.buckets[c];
+      if (!set || set.size === 0) continue;
+      // First in bucket order: deterministic for the same inputs, and O(1) instead of scanning for the lowest index.
+      const best = set.values().next().value;
+      if (best) return [{ hostId: best.host.id, gpus: best.free.slice(0, count) }];
+    }
+    return undefined;
+  }
+
+  private bestGroup(index: TypeIndex, level: Level, count: number): HostSlice[] | undefined {
+    const groups = level === 'rack' ? index.racks : index.networks;
+    let bestHosts: HostEntry[] | undefined;
+    let bestFree = Number.POSITIVE_INFINITY;
+    for (const hosts of groups.values()) {
+      let free = 0;
+      for (const h of hosts) free += h.free.length;
+      if (free >= count && free < bestFree) {
+        bestFree = free;
+        bestHosts = hosts;
+      }
+    }
+    if (!bestHosts) return undefined;
+    const sorted = bestHosts.filter((h) => h.free.length > 0).sort((a, b) => b.free.length - a.free.length || a.order - b.order);
+    const slices: HostSlice[] = [];
+    let needed = count;
+    for (const entry of sorted) {
+      if (needed === 0) break;
+      const gpus = entry.free.slice(0, needed);
+      slices.push({ hostId: entry.host.id, gpus });
+      needed -= gpus.length;
+    }
+    return slices;
+  }
+}
+
+const bucket = (index: TypeIndex, free: number): Set<HostEntry> => {
+  while (index.buckets.length <= free) index.buckets.push(new Set());
+  return index.buckets[free]!;
+};
+
+const push = <K, V>(map: Map<K, V[]>, key: K, value: V): void => {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+};
+
+/** Consolidation level of an allocation on a cluster: the smallest tier that contains all its GPUs. */
+export const levelOf = (allocation: Allocation, hostOf: (id: string) => Host | undefined): Level => {
+  const hosts = allocation.slices.map((s) => hostOf(s.hostId)).filter((h): h is Host => h !== undefined);
+  if (hosts.length <= 1) return 'machine';
+  const racks = new Set(hosts.map((h) => h.rack));
+  return racks.size <= 1 ? 'rack' : 'network';
+};
+
+export const shapeOf = (allocation: Allocation, hostOf: (id: string) => Host | undefined) => ({
+  level: levelOf(allocation, hostOf),
+  hosts: allocation.slices.length,
+  gpus: allocationGpuCount(allocation),
+});

@@ -1,0 +1,139 @@
+import { type Action, type StopReason } from './model/action.ts';
+import type { Cluster, Host } from './model/cluster.ts';
+import type { GpuTypeId } from './model/gpu.ts';
+import { isActive, type JobState } from './model/job.ts';
+import type { PerfModel } from './model/perf.ts';
+import { type Allocation, allocationGpuCount, allocationGpuKeys, type Plan, sameGpus } from './model/plan.ts';
+import type { SchedulerState } from './model/state.ts';
+import { unschedulableReason } from './allocate/estimates.ts';
+import { isHolding } from './order/compare.ts';
+import { FreeGpus } from './place/free-gpus.ts';
+import { DEFAULT_ROUND_CONFIG, type Policy, type RoundConfig, type RoundContext, type TypeCapacity } from './stages.ts';
+
+export interface RoundInput {
+  readonly now: number;
+  readonly cluster: Cluster;
+  /** Every job the scheduler knows; terminal ones are ignored. */
+  readonly jobs: readonly JobState[];
+  readonly state: SchedulerState;
+  readonly policy: Policy;
+  readonly perf: PerfModel;
+  readonly config?: Partial<RoundConfig>;
+}
+
+export interface Unschedulable {
+  readonly jobId: string;
+  readonly reason: string;
+}
+
+export interface RoundStats {
+  readonly round: number;
+  readonly activeJobs: number;
+  readonly runningJobs: number;
+  readonly waitingJobs: number;
+  readonly busyGpus: number;
+  readonly started: number;
+  readonly preempted: number;
+  readonly migrated: number;
+  readonly rescaled: number;
+  readonly unschedulable: readonly Unschedulable[];
+}
+
+export interface RoundOutput {
+  readonly plan: Plan;
+  readonly actions: readonly Action[];
+  readonly state: SchedulerState;
+  readonly stats: RoundStats;
+}
+
+/**
+ * One scheduling round: order → allocate → place → pack → migrate, then the actions that turn the current
+ * allocations into the plan. Pure: the same input gives the same output.
+ */
+export const scheduleRound = (input: RoundInput): RoundOutput => {
+  const { policy } = input;
+  const ctx = roundContext(input);
+  const unschedulable: Unschedulable[] = [];
+  const active: JobState[] = [];
+  for (const job of input.jobs) {
+    if (!isActive(job.status)) continue;
+    const reason = isHolding(job) ? undefined : unschedulableReason(job.spec, ctx);
+    if (reason) unschedulable.push({ jobId: job.spec.id, reason });
+    else active.push(job);
+  }
+
+  const ordered = policy.order.order(active, ctx);
+  const demands = policy.allocate.allocate(ordered, ctx);
+  const free = new FreeGpus(input.cluster);
+  let plan = policy.place.place(ordered, demands, free, ctx);
+  if (policy.pack) plan = policy.pack.pack(ordered, plan, free, ctx);
+  if (policy.migrate) plan = policy.migrate.relabel(ordered, plan, free, ctx);
+
+  const actions = diffActions(ordered, plan, unschedulable);
+  const count = (kind: Action['kind'], reason?: StopReason) =>
+    actions.filter((a) => a.kind === kind && (reason === undefined || (a.kind === 'stop' && a.reason === reason)))
+      .length;
+  // Packed jobs share GPUs, so count distinct GPUs rather than summing allocations.
+  const busyGpus = new Set<string>();
+  for (const allocation of plan.values()) for (const key of allocationGpuKeys(allocation)) busyGpus.add(key);
+
+  return {
+    plan,
+    actions,
+    state: { ...input.state, round: input.state.round + 1, lastRoundAt: input.now },
+    stats: {
+      round: input.state.round + 1,
+      activeJobs: active.length,
+      runningJobs: plan.size,
+      waitingJobs: active.length - plan.size,
+      busyGpus: busyGpus.size,
+      started: count('start'),
+      preempted: count('stop', 'preempted'),
+      migrated: count('migrate'),
+      rescaled: count('rescale'),
+      unschedulable,
+    },
+  };
+};
+
+export const roundContext = (input: RoundInput): RoundContext => {
+  const hosts = new Map<string, Host>(input.cluster.hosts.map((h) => [h.id, h]));
+  const capacity = new Map<GpuTypeId, TypeCapacity>();
+  for (const host of input.cluster.hosts) {
+    if (host.state === 'lost' || host.state === 'draining') continue;
+    const c = capacity.get(host.gpuType) ?? { gpus: 0, largestHost: 0 };
+    capacity.set(host.gpuType, { gpus: c.gpus + host.gpuCount, largestHost: Math.max(c.largestHost, host.gpuCount) });
+  }
+  return {
+    now: input.now,
+    cluster: input.cluster,
+    perf: input.perf,
+    config: { ...DEFAULT_ROUND_CONFIG, ...input.policy.config, ...input.config },
+    state: input.state,
+    hostOf: (id) => hosts.get(id),
+    capacity,
+  };
+};
+
+/** Turn "who holds what now" and the plan into actions, in priority order (stops before starts frees GPUs first). */
+export const diffActions = (
+  ordered: readonly JobState[],
+  plan: Plan,
+  unschedulable: readonly Unschedulable[],
+): Action[] => {
+  const stops: Action[] = [];
+  const moves: Action[] = [];
+  for (const u of unschedulable) stops.push({ kind: 'stop', jobId: u.jobId, reason: 'unschedulable' });
+  for (const job of ordered) {
+    const current = isHolding(job) ? job.allocation : undefined;
+    const next: Allocation | undefined = plan.get(job.spec.id);
+    const resumeStep = Math.floor(job.progress);
+    if (current && !next) stops.push({ kind: 'stop', jobId: job.spec.id, reason: 'preempted' });
+    else if (!current && next) moves.push({ kind: 'start', jobId: job.spec.id, allocation: next, resumeStep });
+    else if (current && next && !sameGpus(current, next)) {
+      const kind = allocationGpuCount(current) === allocationGpuCount(next) ? 'migrate' : 'rescale';
+      moves.push({ kind, jobId: job.spec.id, from: current, to: next, resumeStep });
+    }
+  }
+  return [...stops, ...moves];
+};

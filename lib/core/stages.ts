@@ -1,0 +1,106 @@
+import type { Cluster, Host } from './model/cluster.ts';
+import type { GpuTypeId } from './model/gpu.ts';
+import type { JobState } from './model/job.ts';
+import type { PerfModel } from './model/perf.ts';
+import type { Allocation, Cell } from './model/plan.ts';
+import type { SchedulerState } from './model/state.ts';
+import type { Level } from './model/topology.ts';
+import type { FreeGpus } from './place/free-gpus.ts';
+
+/** Tunables of a round. Every stage reads what it needs; policies override defaults. */
+export interface RoundConfig {
+  /** Seconds between scheduled rounds (the shells' timer). */
+  readonly roundSeconds: number;
+  /** Estimated seconds to checkpoint and restore a job: the price of a preemption or migration. */
+  readonly restartSeconds: number;
+  /** Seed for any randomised stage. */
+  readonly seed: number;
+}
+
+export const DEFAULT_ROUND_CONFIG: RoundConfig = { roundSeconds: 60, restartSeconds: 30, seed: 0 };
+
+/** Everything a stage may read during a round. Pure data; no clock, no I/O. */
+export interface RoundContext {
+  readonly now: number;
+  readonly cluster: Cluster;
+  readonly perf: PerfModel;
+  readonly config: RoundConfig;
+  readonly state: SchedulerState;
+  readonly hostOf: (hostId: string) => Host | undefined;
+  /** GPU types present in the cluster (usable hosts): total GPUs and the largest host's GPU count. */
+  readonly capacity: ReadonlyMap<GpuTypeId, TypeCapacity>;
+}
+
+export interface TypeCapacity {
+  readonly gpus: number;
+  readonly largestHost: number;
+}
+
+/** What the allocation stage gives a job: how many GPUs of which type (and for Crius, the Cell). */
+export interface Demand {
+  readonly gpuType: GpuTypeId;
+  readonly gpus: number;
+  readonly cell?: Cell;
+  /** Worst consolidation level the job accepts this round (Dally timers, Tiresias skew). */
+  readonly maxLevel?: Level;
+}
+
+/** QueueSort: every active job, most important first. Ties must be broken deterministically. */
+export interface OrderStage {
+  readonly name: string;
+  order(jobs: readonly JobState[], ctx: RoundContext): JobState[];
+}
+
+/** Admission + sizing: which jobs get GPUs this round and how many of which type, in priority order. */
+export interface AllocateStage {
+  readonly name: string;
+  allocate(ordered: readonly JobState[], ctx: RoundContext): Map<string, Demand>;
+}
+
+/** Concrete GPUs for the admitted demands. Jobs it cannot place stay queued. */
+export interface PlaceStage {
+  readonly name: string;
+  place(
+    ordered: readonly JobState[],
+    demands: ReadonlyMap<string, Demand>,
+    free: FreeGpus,
+    ctx: RoundContext,
+  ): Map<string, Allocation>;
+}
+
+/** Co-locate waiting jobs onto placed jobs' GPUs. */
+export interface PackStage {
+  readonly name: string;
+  pack(
+    ordered: readonly JobState[],
+    plan: Map<string, Allocation>,
+    free: FreeGpus,
+    ctx: RoundContext,
+  ): Map<string, Allocation>;
+}
+
+/**
+ * Decide which jobs move: relabel the new plan onto physical GPUs so that as few jobs as possible move (Tesserae), or
+ * move jobs to better-consolidated free GPUs (Gandiva's introspection). `free` holds what the plan leaves unused.
+ */
+export interface MigrateStage {
+  readonly name: string;
+  relabel(
+    ordered: readonly JobState[],
+    plan: Map<string, Allocation>,
+    free: FreeGpus,
+    ctx: RoundContext,
+  ): Map<string, Allocation>;
+}
+
+/** A named composition of stages. */
+export interface Policy {
+  readonly name: string;
+  readonly description: string;
+  readonly order: OrderStage;
+  readonly allocate: AllocateStage;
+  readonly place: PlaceStage;
+  readonly pack?: PackStage;
+  readonly migrate?: MigrateStage;
+  readonly config?: Partial<RoundConfig>;
+}

@@ -1,0 +1,439 @@
+import type { Action } from '../core/model/action.ts';
+import type { Cluster, Host } from '../core/model/cluster.ts';
+import type { JobSpec, JobState, JobStatus } from '../core/model/job.ts';
+import type { PerfModel } from '../core/model/perf.ts';
+import { type Allocation, allocationGpuCount, allocationGpuKeys } from '../core/model/plan.ts';
+import { initialSchedulerState, type SchedulerState } from '../core/model/state.ts';
+import { shapeOf } from '../core/place/free-gpus.ts';
+import { type RoundOutput, scheduleRound } from '../core/round.ts';
+import type { Policy, RoundConfig } from '../core/stages.ts';
+
+export interface SimConfig {
+  /** Seconds between scheduled rounds; rounds also run on arrivals and completions. */
+  readonly roundSeconds: number;
+  /** Seconds a job makes no progress after a restart, migration or rescale (checkpoint + restore). */
+  readonly restartSeconds: number;
+  /** Stop simulating at this time (seconds after the first arrival); unfinished jobs are reported as such. */
+  readonly horizonSeconds: number;
+  /** Rounds in a row with waiting jobs, nothing running and nothing arriving before the simulator declares a stall. */
+  readonly stallRounds: number;
+  readonly seed: number;
+}
+
+export const DEFAULT_SIM_CONFIG: SimConfig = {
+  roundSeconds: 60,
+  restartSeconds: 30,
+  horizonSeconds: 365 * 86_400,
+  stallRounds: 1_000,
+  seed: 0,
+};
+
+export interface SimInput {
+  readonly cluster: Cluster;
+  readonly jobs: readonly JobSpec[];
+  readonly policy: Policy;
+  /** What the scheduler believes. */
+  readonly perf: PerfModel;
+  /** What really happens (the executor's model); defaults to `perf`. */
+  readonly truth?: PerfModel;
+  readonly config?: Partial<SimConfig>;
+  /** Called now and then with the fraction of jobs that have ended. */
+  readonly onProgress?: (fraction: number, simSeconds: number) => void;
+  /** Observer of every round's outcome (tests check invariants on it). */
+  readonly onRound?: (now: number, output: RoundOutput) => void;
+}
+
+export type JobOutcome = 'completed' | 'unschedulable' | 'stalled' | 'unfinished';
+
+export interface JobRecord {
+  readonly id: string;
+  readonly model: string;
+  readonly gpus: number;
+  readonly submitTime: number;
+  readonly firstStart?: number;
+  readonly finishTime?: number;
+  readonly outcome: JobOutcome;
+  readonly reason?: string;
+  readonly jct?: number;
+  /** Time without GPUs between arrival and the end (or the horizon). */
+  readonly queueing: number;
+  readonly runningSeconds: number;
+  readonly gpuSeconds: number;
+  /** Exposed communication seconds (iterations × per-iteration communication on its placements). */
+  readonly commSeconds: number;
+  readonly restarts: number;
+  readonly migrations: number;
+  /** JCT alone on its best allocation from its arrival, under the executor's model. */
+  readonly jctLowerBound: number;
+  readonly lastGpuType?: string;
+}
+
+export interface TimePoint {
+  readonly t: number;
+  readonly busyGpus: number;
+  readonly runningJobs: number;
+  readonly waitingJobs: number;
+}
+
+export interface SimResult {
+  readonly policy: string;
+  readonly cluster: string;
+  readonly totalGpus: number;
+  readonly jobs: readonly JobRecord[];
+  readonly timeline: readonly TimePoint[];
+  /** First arrival to last completion, in seconds. */
+  readonly makespan: number;
+  readonly busyGpuSeconds: number;
+  readonly rounds: number;
+  readonly endTime: number;
+  readonly startTime: number;
+}
+
+interface SimJob {
+  spec: JobSpec;
+  status: JobStatus;
+  progress: number;
+  attainedService: number;
+  runningSeconds: number;
+  waitingSince: number;
+  runningSince?: number;
+  allocation?: Allocation;
+  restarts: number;
+  migrations: number;
+  finishTime?: number;
+  firstStart?: number;
+  failureReason?: string;
+  outcome?: JobOutcome;
+  /** Iterations per second on the current allocation, under the executor's model. */
+  rate: number;
+  commPerIteration: number;
+  pausedUntil: number;
+  commSeconds: number;
+  measuredThroughput?: number;
+}
+
+const EPSILON = 1e-9;
+
+/**
+ * Discrete-event simulation of a policy on a trace: arrivals, completions and rounds are the events; between them
+ * every running job progresses at the executor model's rate for its allocation (and co-location partner).
+ */
+export const simulate = (input: SimInput): SimResult => {
+  const config: SimConfig = { ...DEFAULT_SIM_CONFIG, ...input.config };
+  const truth = input.truth ?? input.perf;
+  const hosts = new Map<string, Host>(input.cluster.hosts.map((h) => [h.id, h]));
+  const hostOf = (id: string) => hosts.get(id);
+  const totalGpus = input.cluster.hosts.reduce((n, h) => n + h.gpuCount, 0);
+  const roundConfig: Partial<RoundConfig> = {
+    roundSeconds: config.roundSeconds,
+    restartSeconds: config.restartSeconds,
+    seed: config.seed,
+  };
+
+  const arrivals = [...input.jobs].sort((a, b) => a.submitTime - b.submitTime || (a.id < b.id ? -1 : 1));
+  const ids = new Set<string>();
+  for (const spec of arrivals) {
+    if (ids.has(spec.id)) throw new Error(`simulate: duplicate job id ${spec.id}`);
+    ids.add(spec.id);
+  }
+  const all: SimJob[] = [];
+  const active = new Map<string, SimJob>();
+  const timeline: TimePoint[] = [];
+  const startTime = arrivals[0]?.submitTime ?? 0;
+  const horizon = startTime + config.horizonSeconds;
+  let now = startTime;
+  let nextArrival = 0;
+  let nextRound = startTime;
+  let state: SchedulerState = initialSchedulerState();
+  let busyGpuSeconds = 0;
+  let busyGpus = 0;
+  let ended = 0;
+  let idleRounds = 0;
+  let lastProgressReport = -1;
+
+  const rateOf = (job: SimJob): void => {
+    if (!job.allocation) {
+      job.rate = 0;
+      job.commPerIteration = 0;
+      return;
+    }
+    const shape = shapeOf(job.allocation, hostOf);
+    const alone = truth.throughput({
+      model: job.spec.model,
+      batchSize: job.spec.batchSize,
+      gpuType: job.allocation.gpuType,
+      gpus: shape.gpus,
+      shape: { level: shape.level, hosts: shape.hosts },
+    });
+    let factor = 1;
+    const partner = job.allocation.packedWith ? active.get(job.allocation.packedWith) : undefined;
+    if (partner?.allocation) {
+      const co = truth.colocation(job.allocation.gpuType, shape.gpus, job.spec, partner.spec);
+      factor = co.normalized[0];
+    }
+    job.rate = alone.iterationsPerSecond * factor;
+    job.commPerIteration = alone.commSeconds;
+    job.measuredThroughput = job.rate;
+  };
+
+  /** Move every running job forward to time `t`. */
+  const advance = (t: number): void => {
+    const dt = t - now;
+    if (dt <= 0) return;
+    busyGpuSeconds += busyGpus * dt;
+    for (const job of active.values()) {
+      if (!job.allocation) continue;
+      const gpus = allocationGpuCount(job.allocation);
+      job.attainedService += gpus * dt;
+      job.runningSeconds += dt;
+      const productive = t - Math.max(now, job.pausedUntil);
+      if (productive > 0 && job.rate > 0) {
+        const done = Math.min(job.spec.iterations - job.progress, job.rate * productive);
+        job.progress += done;
+        job.commSeconds += done * job.commPerIteration;
+      }
+    }
+    now = t;
+  };
+
+  const completionTime = (job: SimJob): number => {
+    if (!job.allocation || job.rate <= 0) return Number.POSITIVE_INFINITY;
+    return Math.max(now, job.pausedUntil) + (job.spec.iterations - job.progress) / job.rate;
+  };
+
+  const end = (job: SimJob, outcome: JobOutcome, reason?: string): void => {
+    job.outcome = outcome;
+    job.status = outcome === 'completed' ? 'finished' : 'failed';
+    if (outcome === 'completed') job.finishTime = now;
+    if (reason) job.failureReason = reason;
+    job.allocation = undefined;
+    job.rate = 0;
+    active.delete(job.spec.id);
+    ended++;
+  };
+
+  const recountBusy = (): void => {
+    const keys = new Set<string>();
+    for (const job of active.values()) if (job.allocation) for (const k of allocationGpuKeys(job.allocation)) keys.add(k);
+    busyGpus = keys.size;
+  };
+
+  const view = (job: SimJob): JobState => ({
+    spec: job.spec,
+    status: job.status,
+    progress: job.progress,
+    attainedService: job.attainedService,
+    runningSeconds: job.runningSeconds,
+    waitingSince: job.waitingSince,
+    restarts: job.restarts,
+    migrations: job.migrations,
+    ...(job.runningSince !== undefined ? { runningSince: job.runningSince } : {}),
+    ...(job.allocation ? { allocation: job.allocation } : {}),
+    ...(job.measuredThroughput !== undefined ? { measuredThroughput: job.measuredThroughput } : {}),
+  });
+
+  const apply = (action: Action): void => {
+    if (action.kind === 'launchInstances' || action.kind === 'terminateInstance') return;
+    const job = active.get(action.jobId);
+    if (!job) return;
+    switch (action.kind) {
+      case 'stop':
+        if (action.reason === 'unschedulable') end(job, 'unschedulable', 'no allocation of this job fits the cluster');
+        else {
+          job.allocation = undefined;
+          job.status = 'suspended';
+          job.waitingSince = now;
+          job.runningSince = undefined;
+        }
+        return;
+      case 'start':
+        if (job.progress > 0 || job.firstStart !== undefined) {
+          job.restarts++;
+          job.pausedUntil = now + config.restartSeconds;
+        } else job.pausedUntil = now;
+        job.firstStart ??= now;
+        job.allocation = action.allocation;
+        job.status = 'running';
+        job.runningSince = now;
+        return;
+      case 'migrate':
+      case 'rescale':
+        if (action.kind === 'migrate') job.migrations++;
+        else job.restarts++;
+        job.allocation = action.to;
+        job.pausedUntil = now + config.restartSeconds;
+        return;
+      case 'checkpoint':
+        return;
+    }
+  };
+
+  const runRound = (): void => {
+    const jobs: JobState[] = [];
+    for (const job of active.values()) jobs.push(view(job));
+    const out = scheduleRound({
+      now,
+      cluster: input.cluster,
+      jobs,
+      state,
+      policy: input.policy,
+      perf: input.perf,
+      config: roundConfig,
+    });
+    state = out.state;
+    input.onRound?.(now, out);
+    for (const action of out.actions) apply(action);
+    for (const job of active.values()) {
+      // Packed partners' rates depend on each other, and allocations may have changed: refresh all running jobs.
+      if (job.allocation) rateOf(job);
+      else job.rate = 0;
+    }
+    recountBusy();
+    let running = 0;
+    for (const job of active.values()) if (job.allocation) running++;
+    timeline.push({ t: now, busyGpus, runningJobs: running, waitingJobs: active.size - running });
+    idleRounds = running === 0 && active.size > 0 && nextArrival >= arrivals.length ? idleRounds + 1 : 0;
+  };
+
+  while (ended < arrivals.length) {
+    let tCompletion = Number.POSITIVE_INFINITY;
+    for (const job of active.values()) tCompletion = Math.min(tCompletion, completionTime(job));
+    const tArrival = nextArrival < arrivals.length ? arrivals[nextArrival]!.submitTime : Number.POSITIVE_INFINITY;
+    const tRound = active.size > 0 ? nextRound : Number.POSITIVE_INFINITY;
+    const t = Math.min(tCompletion, tArrival, tRound);
+    if (!Number.isFinite(t) || t > horizon) break;
+    advance(t);
+
+    let changed = false;
+    for (const job of [...active.values()]) {
+      if (job.allocation && job.spec.iterations - job.progress <= EPSILON * Math.max(1, job.spec.iterations)) {
+        job.progress = job.spec.iterations;
+        end(job, 'completed');
+        changed = true;
+      }
+    }
+    while (nextArrival < arrivals.length && arrivals[nextArrival]!.submitTime <= now) {
+      const spec = arrivals[nextArrival++]!;
+      const job: SimJob = {
+        spec,
+        status: 'queued',
+        progress: 0,
+        attainedService: 0,
+        runningSeconds: 0,
+        waitingSince: spec.submitTime,
+        restarts: 0,
+        migrations: 0,
+        rate: 0,
+        commPerIteration: 0,
+        pausedUntil: 0,
+        commSeconds: 0,
+      };
+      all.push(job);
+      active.set(spec.id, job);
+      changed = true;
+    }
+    if (changed) recountBusy();
+    if (active.size > 0 && (changed || now >= nextRound)) {
+      runRound();
+      nextRound = now + config.roundSeconds;
+    }
+    if (idleRounds >= config.stallRounds) {
+      for (const job of [...active.values()]) {
+        end(job, 'stalled', `waited ${config.stallRounds} rounds with the cluster idle and no arrival left`);
+      }
+    }
+    if (input.onProgress) {
+      const fraction = ended / Math.max(1, arrivals.length);
+      if (fraction - lastProgressReport >= 0.01 || ended === arrivals.length) {
+        lastProgressReport = fraction;
+        input.onProgress(fraction, now - startTime);
+      }
+    }
+  }
+  for (const job of active.values()) job.outcome = 'unfinished';
+  advance(Math.min(now, horizon));
+
+  const records = all.map((job) => record(job, input, truth, now));
+  const finishes = records.filter((r) => r.finishTime !== undefined).map((r) => r.finishTime!);
+  const lastFinish = finishes.length > 0 ? Math.max(...finishes) : startTime;
+  return {
+    policy: input.policy.name,
+    cluster: input.cluster.name,
+    totalGpus,
+    jobs: records,
+    timeline,
+    makespan: lastFinish - startTime,
+    busyGpuSeconds,
+    rounds: state.round,
+    startTime,
+    endTime: now,
+  };
+};
+
+const record = (job: SimJob, input: SimInput, truth: PerfModel, endTime: number): JobRecord => {
+  const finish = job.finishTime;
+  const until = finish ?? endTime;
+  return {
+    id: job.spec.id,
+    model: job.spec.model,
+    gpus: job.spec.gpus,
+    submitTime: job.spec.submitTime,
+    ...(job.firstStart !== undefined ? { firstStart: job.firstStart } : {}),
+    ...(finish !== undefined ? { finishTime: finish, jct: finish - job.spec.submitTime } : {}),
+    outcome: job.outcome ?? 'unfinished',
+    ...(job.failureReason ? { reason: job.failureReason } : {}),
+    queueing: Math.max(0, until - job.spec.submitTime - job.runningSeconds),
+    runningSeconds: job.runningSeconds,
+    gpuSeconds: job.attainedService,
+    commSeconds: job.commSeconds,
+    restarts: job.restarts,
+    migrations: job.migrations,
+    jctLowerBound: jctLowerBound(job.spec, input.cluster, truth),
+  };
+};
+
+/**
+ * The fastest the job could finish alone from its arrival: its iterations over the best executor throughput among
+ * the allocations any policy may give it (allowed types; half, requested or double GPU count; elastic up to 2·maxP;
+ * every consolidation level the cluster offers).
+ */
+export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: PerfModel): number => {
+  const perType = new Map<string, { gpus: number; largestHost: number }>();
+  for (const h of cluster.hosts) {
+    const c = perType.get(h.gpuType) ?? { gpus: 0, largestHost: 0 };
+    perType.set(h.gpuType, { gpus: c.gpus + h.gpuCount, largestHost: Math.max(c.largestHost, h.gpuCount) });
+  }
+  const allowed = spec.gpuTypes && spec.gpuTypes.length > 0 ? new Set(spec.gpuTypes) : undefined;
+  const counts = new Set([Math.max(1, Math.floor(spec.gpus / 2)), spec.gpus, spec.gpus * 2]);
+  if (spec.elastic) for (let g = 1; g <= 2 * spec.elastic.maxP; g++) counts.add(g);
+  let best = 0;
+  for (const [type, capacity] of perType) {
+    if (allowed && !allowed.has(type)) continue;
+    for (const gpus of counts) {
+      if (gpus > capacity.gpus) continue;
+      const minHosts = Math.ceil(gpus / capacity.largestHost);
+      const shapes =
+        minHosts === 1
+          ? ([
+              ['machine', 1],
+              ['rack', Math.min(gpus, 2)],
+              ['network', Math.min(gpus, 2)],
+            ] as const)
+          : ([
+              ['rack', minHosts],
+              ['network', minHosts],
+            ] as const);
+      for (const [level, hosts] of shapes) {
+        const rate = truth.throughput({
+          model: spec.model,
+          batchSize: spec.batchSize,
+          gpuType: type,
+          gpus,
+          shape: { level, hosts },
+        }).iterationsPerSecond;
+        best = Math.max(best, rate);
+      }
+    }
+  }
+  return best > 0 ? spec.iterations / best : Number.POSITIVE_INFINITY;
+};

@@ -1,0 +1,74 @@
+import type { Cluster } from '../core/model/cluster.ts';
+import type { JobSpec } from '../core/model/job.ts';
+import type { PerfModel } from '../core/model/perf.ts';
+import type { Trace, TraceJob } from '../traces/types.ts';
+
+export interface WorkloadOptions {
+  readonly perf: PerfModel;
+  /** GPU type the trace's durations were measured on; converts durations into iterations. */
+  readonly referenceGpuType: string;
+  /** Divide inter-arrival times by this factor (2 = twice the arrival rate). */
+  readonly load?: number;
+}
+
+export interface WorkloadIssue {
+  readonly jobId: string;
+  readonly message: string;
+}
+
+/**
+ * Turn trace rows into job specs. Work is kept in iterations: a recorded duration becomes the iterations the job
+ * would run in that time on the reference GPU type at its requested count, consolidated, so every policy moves
+ * the same amount of work at speeds that depend on the GPUs it is given.
+ */
+export const toJobSpecs = (trace: Trace, options: WorkloadOptions): { jobs: JobSpec[]; issues: WorkloadIssue[] } => {
+  const load = options.load ?? 1;
+  if (!(load > 0)) throw new Error(`--load must be a positive number, got ${load}`);
+  const jobs: JobSpec[] = [];
+  const issues: WorkloadIssue[] = [];
+  for (const row of trace.jobs) {
+    const spec = toJobSpec(row, options, load);
+    if (typeof spec === 'string') issues.push({ jobId: row.id, message: spec });
+    else jobs.push(spec);
+  }
+  return { jobs, issues };
+};
+
+const toJobSpec = (row: TraceJob, options: WorkloadOptions, load: number): JobSpec | string => {
+  if (!row.model) return 'no model: assign models to the trace first';
+  const batchSize = row.batchSize ?? 0;
+  let iterations = row.iterations;
+  if (iterations === undefined) {
+    if (row.duration === undefined) return 'neither iterations nor duration';
+    const rate = options.perf.throughput({
+      model: row.model,
+      batchSize,
+      gpuType: options.referenceGpuType,
+      gpus: row.gpus,
+      shape: { level: 'machine', hosts: 1 },
+    }).iterationsPerSecond;
+    if (!(rate > 0)) return `model ${row.model} cannot run on ${row.gpus} × ${options.referenceGpuType}`;
+    iterations = Math.max(1, Math.round(row.duration * rate));
+  }
+  return {
+    id: row.id,
+    tenant: row.tenant ?? 'default',
+    model: row.model,
+    batchSize,
+    gpus: row.gpus,
+    iterations,
+    priority: row.priority ?? 0,
+    packable: true,
+    submitTime: row.submitTime / load,
+    ...(row.gpuType ? { preferredGpuType: row.gpuType } : {}),
+    ...(row.deadline !== undefined ? { deadline: row.deadline } : {}),
+    ...(row.labels ? { labels: row.labels } : {}),
+  };
+};
+
+/** GPU count of the largest type: a quick check for jobs that can never fit. */
+export const largestTypeCapacity = (cluster: Cluster): number => {
+  const perType = new Map<string, number>();
+  for (const h of cluster.hosts) perType.set(h.gpuType, (perType.get(h.gpuType) ?? 0) + h.gpuCount);
+  return Math.max(0, ...perType.values());
+};

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import type { JobSpec } from '../../../lib/core/model/job.ts';
+import { allocationGpuKeys } from '../../../lib/core/model/plan.ts';
+import { getPolicy, policyNames } from '../../../lib/core/policies.ts';
+import { simulate } from '../../../lib/sim/simulator.ts';
+import { cluster, linearPerf, spec } from '../../support/fixtures.ts';
+
+const clusterArb = fc
+  .array(
+    fc.record({
+      gpuType: fc.constantFrom('A100', 'V100', 'T4'),
+      hosts: fc.integer({ min: 1, max: 4 }),
+      gpusPerHost: fc.constantFrom(1, 2, 4, 8),
+      hostsPerRack: fc.integer({ min: 1, max: 3 }),
+    }),
+    { minLength: 1, maxLength: 3 },
+  )
+  .map((groups) => cluster(groups, 'random'));
+
+const jobsArb = fc
+  .array(
+    fc.record({
+      gpus: fc.constantFrom(1, 1, 2, 4, 8, 16),
+      iterations: fc.integer({ min: 10, max: 5_000 }),
+      submitTime: fc.integer({ min: 0, max: 3_000 }),
+      gpuTypes: fc.option(fc.constantFrom(['A100'], ['V100'], ['T4', 'V100']), { nil: undefined }),
+    }),
+    { minLength: 1, maxLength: 25 },
+  )
+  .map((rows) =>
+    rows.map((r, i): JobSpec => spec({ id: `p${i}`, ...r, ...(r.gpuTypes ? { gpuTypes: r.gpuTypes } : {}) })),
+  );
+
+describe('simulator invariants (property tests on random clusters and traces)', () => {
+  test('no GPU double-booked, capacity respected, every job ends exactly once, GPU-seconds conserved, JCT ≥ bound', () => {
+    fc.assert(
+      fc.property(clusterArb, jobsArb, fc.constantFrom(...policyNames()), (c, jobs, policyName) => {
+        const typeOf = new Map(c.hosts.map((h) => [h.id, h]));
+        const result = simulate({
+          cluster: c,
+          jobs,
+          policy: getPolicy(policyName),
+          perf: linearPerf({ A100: 2, V100: 1, T4: 0.5 }),
+          config: { roundSeconds: 30, restartSeconds: 5 },
+          onRound: (_, out) => {
+            const seen = new Set<string>();
+            for (const [jobId, allocation] of out.plan) {
+              for (const slice of allocation.slices) {
+                const host = typeOf.get(slice.hostId);
+                assert.ok(host, `${jobId} on unknown host ${slice.hostId}`);
+                assert.equal(host.gpuType, allocation.gpuType, `${jobId} on a host of another type`);
+                for (const g of slice.gpus) assert.ok(g >= 0 && g < host.gpuCount, `${jobId} on GPU ${g} of ${host.id}`);
+              }
+              for (const key of allocationGpuKeys(allocation)) {
+                assert.ok(!seen.has(key) || allocation.packedWith, `GPU ${key} double-booked (${jobId})`);
+                seen.add(key);
+              }
+            }
+          },
+        });
+        assert.equal(result.jobs.length, jobs.length);
+        assert.equal(new Set(result.jobs.map((j) => j.id)).size, jobs.length);
+        const capacityOf = (types?: readonly string[]) =>
+          Math.max(
+            0,
+            ...['A100', 'V100', 'T4']
+              .filter((t) => !types || types.includes(t))
+              .map((t) => c.hosts.filter((h) => h.gpuType === t).reduce((n, h) => n + h.gpuCount, 0)),
+          );
+        for (const job of result.jobs) {
+          const input = jobs.find((j) => j.id === job.id)!;
+          const fits = input.gpus <= capacityOf(input.gpuTypes);
+          assert.equal(job.outcome, fits ? 'completed' : 'unschedulable', `${policyName}: ${job.id} ${job.reason ?? ''}`);
+          if (job.outcome === 'completed') assert.ok(job.jct! >= job.jctLowerBound - 1e-6, `${job.id} beat its bound`);
+        }
+        const attained = result.jobs.reduce((s, j) => s + j.gpuSeconds, 0);
+        assert.ok(Math.abs(attained - result.busyGpuSeconds) <= 1e-6 * Math.max(1, attained), 'GPU-seconds conserved');
+        const busyPeak = Math.max(0, ...result.timeline.map((p) => p.busyGpus));
+        assert.ok(busyPeak <= result.totalGpus);
+      }),
+      { numRuns: 60, seed: 42 },
+    );
+  });
+
+  test('a job alone runs at its rate: JCT = iterations / throughput (+ nothing else)', () => {
+    const c = cluster([{ gpuType: 'A100', hosts: 1, gpusPerHost: 8 }]);
+    const result = simulate({
+      cluster: c,
+      jobs: [spec({ id: 'solo', gpus: 4, iterations: 800, submitTime: 10 })],
+      policy: getPolicy('fifo'),
+      perf: linearPerf({ A100: 2 }),
+    });
+    const [solo] = result.jobs;
+    assert.equal(solo!.outcome, 'completed');
+    assert.equal(solo!.jct, 100); // 4 GPUs × 2 it/s = 8 it/s → 800 iterations in 100 s
+    assert.equal(solo!.queueing, 0);
+    assert.equal(result.makespan, 100);
+  });
+
+  test('a preempted job pays the restart cost and resumes where it stopped', () => {
+    const c = cluster([{ gpuType: 'A100', hosts: 1, gpusPerHost: 1 }]);
+    const result = simulate({
+      cluster: c,
+      jobs: [
+        spec({ id: 'long', gpus: 1, iterations: 10_000, submitTime: 0 }),
+        spec({ id: 'short', gpus: 1, iterations: 100, submitTime: 500 }),
+      ],
+      policy: getPolicy('srtf'),
+      perf: linearPerf(),
+      config: { roundSeconds: 60, restartSeconds: 20 },
+    });
+    const long = result.jobs.find((j) => j.id === 'long')!;
+    const short = result.jobs.find((j) => j.id === 'short')!;
+    assert.equal(short.jct, 100);
+    assert.equal(long.restarts, 1);
+    assert.equal(long.jct, 10_000 + 100 + 20);
+  });
+
+  test('jobs that wait forever on an idle cluster are reported as stalled, never hang the simulator', () => {
+    // Tiresias keeps a high-skew model (VGG) inside one rack; with one machine per rack, 6 GPUs never fit.
+    const c = cluster([{ gpuType: 'A100', hosts: 2, gpusPerHost: 4, hostsPerRack: 1 }]);
+    const jobs = [spec({ id: 'x', gpus: 6, model: 'vgg16' })];
+    const stalled = simulate({ cluster: c, jobs, policy: getPolicy('tiresias'), perf: linearPerf(), config: { stallRounds: 5 } });
+    assert.equal(stalled.jobs[0]!.outcome, 'stalled');
+    assert.match(stalled.jobs[0]!.reason!, /waited 5 rounds/);
+    // The same job spreads under a network-agnostic policy.
+    const spread = simulate({ cluster: c, jobs, policy: getPolicy('gandiva'), perf: linearPerf() });
+    assert.equal(spread.jobs[0]!.outcome, 'completed');
+  });
+});
