@@ -25,9 +25,11 @@ table { border-collapse: collapse; font-size: 0.9rem; font-variant-numeric: tabu
 caption { text-align: left; font-weight: 600; padding: 4px 0 8px; }
 th, td { padding: 5px 10px; border-bottom: 1px solid #e3e3e3; }
 thead th { text-align: right; vertical-align: bottom; border-bottom: 2px solid #999; cursor: help; }
+thead th.group { text-align: center; border-bottom: 1px solid #999; cursor: default; }
 thead th:first-child, tbody th { text-align: left; }
-tbody th { font-weight: 600; overflow-wrap: anywhere; max-width: 16em; }
+tbody th { font-weight: 600; min-width: 9em; overflow-wrap: break-word; }
 td { text-align: right; white-space: nowrap; }
+th.text, td.text { text-align: left; white-space: normal; overflow-wrap: anywhere; min-width: 8em; }
 tbody tr:nth-child(even) { background: #f6f8fa; }
 figure { margin: 28px 0; }
 figure svg { display: block; width: 100%; height: auto; max-width: 960px; }

@@ -18,7 +18,7 @@ export interface TimeUnit {
   readonly seconds: number;
 }
 
-/** Hours for runs up to two days, days beyond (a week reads better as 0–7 days than 0–168 hours). */
+/** Minutes under an hour, hours up to two days, days beyond (a week reads better as 0–7 days than 0–168 h). */
 export const timeUnitFor = (spanSeconds: number): TimeUnit =>
   spanSeconds > 2 * DAY
     ? { name: 'days', seconds: DAY }

@@ -9,35 +9,51 @@ export interface Column {
   /** Longer explanation, shown as the header's tooltip. */
   readonly help: string;
   readonly cell: (s: SimSummary) => string;
+  /** Neighbouring columns with the same group share a header above theirs, so their own headers can be short. */
+  readonly group?: string;
+  /** Text rather than a number: aligned left. */
+  readonly text?: boolean;
 }
 
-const column = (header: string, help: string, cell: (s: SimSummary) => string): Column => ({
+const column = (header: string, help: string, cell: (s: SimSummary) => string, group?: string): Column => ({
   header,
   help,
   cell,
+  ...(group !== undefined ? { group } : {}),
 });
 
+const JOBS = 'Jobs';
+const JCT = 'Completion time (h)';
+const QUEUEING = 'Queueing (h)';
+
 export const JOB_COLUMNS: readonly Column[] = [
-  column('Jobs', 'jobs in the trace window', (s) => count(s.jobs)),
-  column('Completed', 'jobs that finished', (s) => count(s.completed)),
-  column('Unschedulable', 'jobs no allocation could ever fit, or that stalled', (s) =>
-    count(s.unschedulable),
-  ),
-  column('Unfinished', 'jobs still running or waiting at the horizon', (s) => count(s.unfinished)),
-  column('Avg JCT (h)', 'mean job completion time of completed jobs', (s) => hours(s.avgJct)),
-  column('p50 JCT (h)', 'median job completion time', (s) => hours(s.p50Jct)),
-  column('p95 JCT (h)', '95th percentile job completion time', (s) => hours(s.p95Jct)),
-  column('p99 JCT (h)', '99th percentile job completion time', (s) => hours(s.p99Jct)),
+  column('Total', 'jobs in the trace window', (s) => count(s.jobs), JOBS),
+  column('Completed', 'jobs that finished', (s) => count(s.completed), JOBS),
   column(
-    'JCT lower bound (h)',
-    'mean JCT of the same jobs each alone on its best allocation from its arrival',
+    'Unschedulable',
+    'jobs no allocation could ever fit, or that stalled',
+    (s) => count(s.unschedulable),
+    JOBS,
+  ),
+  column('Unfinished', 'jobs still running or waiting at the horizon', (s) => count(s.unfinished), JOBS),
+  column('Avg', 'mean job completion time of completed jobs', (s) => hours(s.avgJct), JCT),
+  column('p50', 'median job completion time', (s) => hours(s.p50Jct), JCT),
+  column('p95', '95th percentile job completion time', (s) => hours(s.p95Jct), JCT),
+  column('p99', '99th percentile job completion time', (s) => hours(s.p99Jct), JCT),
+  column(
+    'Lower bound',
+    'mean JCT of the same jobs, each alone on its best allocation from its arrival',
     (s) => hours(s.jctLowerBound),
+    JCT,
   ),
-  column('Avg queueing (h)', 'mean time without GPUs between arrival and completion', (s) =>
-    hours(s.avgQueueing),
+  column(
+    'Avg',
+    'mean time without GPUs between arrival and completion',
+    (s) => hours(s.avgQueueing),
+    QUEUEING,
   ),
-  column('p95 queueing (h)', '95th percentile queueing time', (s) => hours(s.p95Queueing)),
-  column('p99 queueing (h)', '99th percentile queueing time', (s) => hours(s.p99Queueing)),
+  column('p95', '95th percentile queueing time', (s) => hours(s.p95Queueing), QUEUEING),
+  column('p99', '99th percentile queueing time', (s) => hours(s.p99Queueing), QUEUEING),
 ];
 
 export const CLUSTER_COLUMNS: readonly Column[] = [
@@ -64,30 +80,61 @@ export const identityColumns = (
   header: { readonly trace: string; readonly cluster: string },
 ): Column[] => [
   ...(summaries.some((s) => s.cluster !== header.cluster)
-    ? [column('Cluster', 'cluster of this run', (s: SimSummary) => s.cluster)]
+    ? [{ ...column('Cluster', 'cluster of this run', (s: SimSummary) => s.cluster), text: true }]
     : []),
   ...(summaries.some((s) => s.trace !== header.trace)
-    ? [column('Trace', 'trace of this run', (s: SimSummary) => s.trace)]
+    ? [{ ...column('Trace', 'trace of this run', (s: SimSummary) => s.trace), text: true }]
     : []),
 ];
 
+interface Span {
+  readonly group: string | undefined;
+  readonly columns: Column[];
+}
+
+/** Runs of neighbouring columns that share a group (or stand alone). */
+const spans = (columns: readonly Column[]): Span[] => {
+  const out: Span[] = [];
+  for (const c of columns) {
+    const previous = out[out.length - 1];
+    if (previous && c.group !== undefined && previous.group === c.group) previous.columns.push(c);
+    else out.push({ group: c.group, columns: [c] });
+  }
+  return out;
+};
+
+const columnHeader = (c: Column, rowspan?: number): string =>
+  textElement('th', { scope: 'col', title: c.help, rowspan, class: c.text ? 'text' : undefined }, c.header);
+
+/** A table with one row per run; a second header row appears when some columns are grouped. */
 export const renderTable = (
   caption: string,
   columns: readonly Column[],
   summaries: readonly SimSummary[],
 ): string => {
-  const head = element(
-    'tr',
-    {},
-    textElement('th', { scope: 'col' }, 'Policy'),
-    ...columns.map((c) => textElement('th', { scope: 'col', title: c.help }, c.header)),
-  );
+  const grouped = columns.some((c) => c.group !== undefined);
+  const policyHeader = textElement('th', { scope: 'col', rowspan: grouped ? 2 : undefined }, 'Policy');
+  const head = grouped
+    ? [
+        element(
+          'tr',
+          {},
+          policyHeader,
+          ...spans(columns).map((s) =>
+            s.group === undefined
+              ? columnHeader(s.columns[0]!, 2)
+              : textElement('th', { scope: 'colgroup', colspan: s.columns.length, class: 'group' }, s.group),
+          ),
+        ),
+        element('tr', {}, ...columns.filter((c) => c.group !== undefined).map((c) => columnHeader(c))),
+      ]
+    : [element('tr', {}, policyHeader, ...columns.map((c) => columnHeader(c)))];
   const rows = summaries.map((s) =>
     element(
       'tr',
       {},
       textElement('th', { scope: 'row' }, s.policy),
-      ...columns.map((c) => textElement('td', {}, c.cell(s))),
+      ...columns.map((c) => textElement('td', { class: c.text ? 'text' : undefined }, c.cell(s))),
     ),
   );
   return element(
@@ -97,7 +144,7 @@ export const renderTable = (
       'table',
       {},
       textElement('caption', {}, caption),
-      element('thead', {}, head),
+      element('thead', {}, ...head),
       element('tbody', {}, ...rows),
     ),
   );

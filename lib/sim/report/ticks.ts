@@ -49,33 +49,52 @@ export const linearTicks = (
   return { ticks, min: first * step, max: last * step };
 };
 
+/** Labels for 1, 2 or 5 × 10^k: `0.05`, `1`, `2,000`. */
 const decadeLabel = (value: number): string => {
   if (value >= 1) return groupThousands(value.toFixed(0));
   // Enough decimals for 0.001 or 0.05, then strip trailing zeros.
   return value.toFixed(Math.ceil(-Math.log10(value)) + 1).replace(/0+$/, '');
 };
 
+const STEPS_125 = [1, 2, 5, 10];
+
+/** The largest 1, 2 or 5 × 10^k at or below `v`. */
+const roundDown125 = (v: number): number => {
+  const magnitude = 10 ** Math.floor(Math.log10(v) + 1e-9);
+  const m = (v / magnitude) * (1 + 1e-9);
+  return Number(((m >= 5 ? 5 : m >= 2 ? 2 : 1) * magnitude).toPrecision(12));
+};
+
+/** The smallest 1, 2 or 5 × 10^k at or above `v`. */
+const roundUp125 = (v: number): number => {
+  const magnitude = 10 ** Math.floor(Math.log10(v) + 1e-9);
+  const m = (v / magnitude) * (1 - 1e-9);
+  return Number((STEPS_125.find((s) => s >= m)! * magnitude).toPrecision(12));
+};
+
 /**
- * Log-scale ticks: whole decades from 10^floor(log10 min) to 10^ceil(log10 max); when that is fewer than three
- * decades, 2× and 5× ticks are added so that the axis still has several labels.
+ * Log-scale ticks. The domain is [min, max] widened to the nearest 1, 2 or 5 × 10^k, so that no decade is
+ * left empty; ticks sit on every power of ten inside it and on both ends. Narrower domains get 2× and 5× ticks
+ * (under three decades) or every integer multiple (one decade or less), so the axis still has several labels.
  */
 export const logTicks = (
   min: number,
   max: number,
 ): { readonly ticks: Tick[]; readonly min: number; readonly max: number } => {
-  const lo = min > 0 && Number.isFinite(min) ? min : 1;
-  const hi = max > lo && Number.isFinite(max) ? max : lo * 10;
-  const firstExp = Math.floor(Math.log10(lo) + 1e-9);
-  let lastExp = Math.ceil(Math.log10(hi) - 1e-9);
-  if (lastExp === firstExp) lastExp++;
-  const multiples = lastExp - firstExp < 3 ? [1, 2, 5] : [1];
-  const ticks: Tick[] = [];
-  for (let e = firstExp; e <= lastExp; e++) {
+  const rawLo = min > 0 && Number.isFinite(min) ? min : 1;
+  const rawHi = max > rawLo && Number.isFinite(max) ? max : rawLo * 2;
+  const lo = roundDown125(rawLo);
+  let hi = roundUp125(rawHi);
+  if (hi <= lo) hi = roundUp125(lo * 2);
+  const decades = Math.log10(hi / lo);
+  const multiples = decades <= 1 ? [1, 2, 3, 4, 5, 6, 7, 8, 9] : decades < 3 ? [1, 2, 5] : [1];
+  const values = new Set<number>([lo, hi]);
+  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
     for (const m of multiples) {
-      if (e === lastExp && m > 1) break;
-      const value = m * 10 ** e;
-      ticks.push({ value, label: decadeLabel(Number(value.toPrecision(12))) });
+      const value = Number((m * 10 ** e).toPrecision(12));
+      if (value >= lo && value <= hi) values.add(value);
     }
   }
-  return { ticks, min: 10 ** firstExp, max: 10 ** lastExp };
+  const ticks = [...values].sort((a, b) => a - b).map((value) => ({ value, label: decadeLabel(value) }));
+  return { ticks, min: lo, max: hi };
 };

@@ -1,0 +1,15 @@
+export { PAI_JOB_COLUMNS, PAI_STATUSES, PAI_TASK_COLUMNS, parseAlibabaPai } from './alibaba-pai.ts';
+export { detectFormat } from './detect.ts';
+export { GAVEL_FIELDS, parseGavel, parseShockwave, SHOCKWAVE_FIELDS } from './gavel.ts';
+export * from './generators/index.ts';
+export { parseHelios } from './helios.ts';
+export { ISSUES_LISTED_PER_RULE } from './issues.ts';
+export { type LoadTraceOptions, loadTrace, phillyTracePath } from './load.ts';
+export { normaliseModelName, parseJobType } from './model-names.ts';
+export { type ParseTraceOptions, parseTrace } from './parse.ts';
+export { parsePhilly } from './philly.ts';
+export { parsePollux } from './pollux.ts';
+export { type ReadTraceOptions, readTrace } from './read.ts';
+export { type SliceOptions, sliceTrace } from './slice.ts';
+export { parseTiresias } from './tiresias.ts';
+export * from './types.ts';
