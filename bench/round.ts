@@ -1,3 +1,4 @@
+import { expandCluster } from '../lib/clusters/spec.ts';
 import type { Cluster } from '../lib/core/model/cluster.ts';
 import { type JobState, newJobState } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
@@ -5,7 +6,6 @@ import { allocationGpuCount } from '../lib/core/model/plan.ts';
 import { initialSchedulerState } from '../lib/core/model/state.ts';
 import { getPolicy } from '../lib/core/policies.ts';
 import { scheduleRound } from '../lib/core/round.ts';
-import { expandCluster } from '../lib/clusters/spec.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { DEFAULT_MODEL_MIX } from '../lib/sim/model-mix.ts';
 import { syntheticJobs } from './synthetic-jobs.ts';
@@ -34,11 +34,24 @@ export const benchCluster = (gpus: number): Cluster =>
  * A standing state for a round: every job arrived; the first round's plan is applied (those jobs run, with some
  * attained service), so the measured round sees running and waiting jobs, as a steady-state round does.
  */
-export const steadyState = (cluster: Cluster, jobs: number, policyName: string, perf: PerfModel, seed: number) => {
+export const steadyState = (
+  cluster: Cluster,
+  jobs: number,
+  policyName: string,
+  perf: PerfModel,
+  seed: number,
+) => {
   const policy = getPolicy(policyName);
   const specs = syntheticJobs({ count: jobs, seed, models: DEFAULT_MODEL_MIX });
   const now = 3_600;
-  const first = scheduleRound({ now, cluster, jobs: specs.map(newJobState), state: initialSchedulerState(), policy, perf });
+  const first = scheduleRound({
+    now,
+    cluster,
+    jobs: specs.map(newJobState),
+    state: initialSchedulerState(),
+    policy,
+    perf,
+  });
   const states: JobState[] = specs.map((spec, i) => {
     const allocation = first.plan.get(spec.id);
     const base = newJobState(spec);

@@ -2,7 +2,9 @@ import { roundSuite } from './round.ts';
 import { simSuite } from './sim.ts';
 import type { BenchSuite } from './types.ts';
 
-export const BENCH_SUITES: ReadonlyMap<string, BenchSuite> = new Map([roundSuite, simSuite].map((s) => [s.name, s]));
+export const BENCH_SUITES: ReadonlyMap<string, BenchSuite> = new Map(
+  [roundSuite, simSuite].map((s) => [s.name, s]),
+);
 
 export const getSuite = (name: string): BenchSuite => {
   const suite = BENCH_SUITES.get(name);

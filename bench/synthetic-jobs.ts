@@ -1,10 +1,12 @@
 import prand from 'pure-rand';
+import { getModelProfile } from '../lib/core/catalog/models.ts';
 import type { JobSpec } from '../lib/core/model/job.ts';
+import type { ModelChoice } from '../lib/traces/generators/models.ts';
 
 export interface SyntheticJobOptions {
   readonly count: number;
   readonly seed: number;
-  readonly models: readonly { model: string; batchSize: number }[];
+  readonly models: readonly ModelChoice[];
   /** GPU demand distribution: [gpus, probability]. */
   readonly demand?: readonly (readonly [number, number])[];
 }
@@ -32,12 +34,13 @@ export const syntheticJobs = (options: SyntheticJobOptions): JobSpec[] => {
       }
       u -= p;
     }
-    const model = options.models[Math.floor(uniform() * options.models.length)]!;
+    const choice = options.models[Math.floor(uniform() * options.models.length)]!;
+    const profile = getModelProfile(choice.model);
     return {
       id: `job-${String(i).padStart(5, '0')}`,
       tenant: `tenant-${i % 7}`,
-      model: model.model,
-      batchSize: model.batchSize,
+      model: profile.id,
+      batchSize: choice.batchSize ?? profile.defaultBatchSize,
       gpus,
       iterations: 1_000 + Math.floor(uniform() * 100_000),
       priority: 0,

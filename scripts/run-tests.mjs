@@ -20,5 +20,7 @@ if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ') || 'test'}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...flags, ...files], { stdio: 'inherit' });
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...flags, ...files], {
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

@@ -30,8 +30,14 @@ export const registerBenchCommand = (program: Command): void => {
         if (options.json) process.stdout.write(`${JSON.stringify(row)}\n`);
       }
       if (!options.json) {
-        const cell = (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision(6))) : String(v ?? ''));
-        process.stdout.write(`${formatTable(suite.columns, rows.map((r) => suite.columns.map((c) => cell(r[c]))))}\n`);
+        const cell = (v: unknown) =>
+          typeof v === 'number' ? String(Number(v.toPrecision(6))) : String(v ?? '');
+        process.stdout.write(
+          `${formatTable(
+            suite.columns,
+            rows.map((r) => suite.columns.map((c) => cell(r[c]))),
+          )}\n`,
+        );
       }
     });
 };

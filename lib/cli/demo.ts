@@ -22,4 +22,6 @@ const runs = POLICIES.flatMap((name) => {
 process.stdout.write(`\n${summaryTable(runs.map((r) => r.summary))}\n\n`);
 const files = writeReport(resolve('reports', 'demo'), workload, runs);
 process.stdout.write(`HTML report: ${files.html}\nPer-job CSV: ${files.csv}\n`);
-process.stdout.write('Try your own: npx tessera sim --trace philly --cluster crius-1280 --days 7 --policy fifo,tiresias,srtf\n');
+process.stdout.write(
+  'Try your own: npx tessera sim --trace philly --cluster crius-1280 --days 7 --policy fifo,tiresias,srtf\n',
+);

@@ -2,7 +2,8 @@ import { InvalidArgumentError } from 'commander';
 
 export const nonNegativeInt = (value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number ≥ 0, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError(`expected a whole number ≥ 0, got "${value}"`);
   return n;
 };
 

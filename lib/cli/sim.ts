@@ -31,7 +31,10 @@ export const registerSimCommand = (program: Command): void => {
   program
     .command('sim')
     .description('replay a trace on a cluster under one or more policies')
-    .requiredOption('--trace <file|builtin>', 'trace file, or builtin: philly, gavel:<jobs>:<rate>, shockwave:<jobs>:<rate>')
+    .requiredOption(
+      '--trace <file|builtin>',
+      'trace file, or builtin: philly, gavel:<jobs>:<rate>, shockwave:<jobs>:<rate>',
+    )
     .requiredOption('--cluster <preset|file>', 'cluster preset name or cluster JSON file')
     .requiredOption('--policy <names>', 'comma-separated policies', commaList)
     .option('--format <format>', 'force the trace format instead of detecting it')
@@ -40,7 +43,12 @@ export const registerSimCommand = (program: Command): void => {
     .option('--max-jobs <n>', 'keep at most this many jobs', nonNegativeInt)
     .option('--load <x>', 'scale the arrival rate by x', positiveNumber)
     .option('--round <seconds>', 'round interval in seconds', positiveNumber, 60)
-    .option('--restart <seconds>', 'checkpoint + restore cost of a preemption or migration', nonNegativeNumber, 30)
+    .option(
+      '--restart <seconds>',
+      'checkpoint + restore cost of a preemption or migration',
+      nonNegativeNumber,
+      30,
+    )
     .option('--seed <n>', 'seed for model assignment, generators and the executor', nonNegativeInt, 0)
     .option('--reference-gpu <type>', 'GPU type the trace durations were measured on')
     .option('--report <dir>', 'write the HTML and CSV report into this directory')
@@ -65,15 +73,19 @@ const runSim = (options: SimOptions): void => {
     workload.traceIssues.map(formatIssue),
     workload.workloadIssues.map((i) => `job ${i.jobId}: ${i.message}`),
   );
-  if (workload.jobs.length === 0) throw new Error(`trace ${options.trace} has no usable job in the selected window`);
+  if (workload.jobs.length === 0)
+    throw new Error(`trace ${options.trace} has no usable job in the selected window`);
   process.stderr.write(
     `simulating ${workload.jobs.length} jobs of ${options.trace} on ${workload.cluster.name} (${workload.cluster.hosts.reduce((n, h) => n + h.gpuCount, 0)} GPUs)\n`,
   );
 
   const runs = options.policy.map((name) => {
     const bar = progress(`${name.padEnd(10)}`);
-    const [run] = runPolicies(workload, [name], { roundSeconds: options.round, restartSeconds: options.restart, seed: options.seed }, (_, f) =>
-      bar.update(f),
+    const [run] = runPolicies(
+      workload,
+      [name],
+      { roundSeconds: options.round, restartSeconds: options.restart, seed: options.seed },
+      (_, f) => bar.update(f),
     );
     bar.stop();
     if (options.json) process.stdout.write(`${JSON.stringify(run!.summary)}\n`);
@@ -99,7 +111,22 @@ const hours = (s: number) => (Number.isFinite(s) ? (s / 3600).toFixed(2) : '–'
 
 export const summaryTable = (summaries: readonly SimSummary[]): string =>
   formatTable(
-    ['policy', 'jobs', 'done', 'avg JCT h', 'p50 h', 'p95 h', 'p99 h', 'makespan h', 'queue h', 'util %', 'migr', 'restarts', 'LB h', 'wall s'],
+    [
+      'policy',
+      'jobs',
+      'done',
+      'avg JCT h',
+      'p50 h',
+      'p95 h',
+      'p99 h',
+      'makespan h',
+      'queue h',
+      'util %',
+      'migr',
+      'restarts',
+      'LB h',
+      'wall s',
+    ],
     summaries.map((s) => [
       s.policy,
       String(s.jobs),

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveGpuTypeId } from '../core/catalog/gpus.ts';
+import type { Cluster } from '../core/model/cluster.ts';
 import { formatZodIssues } from '../schema/format.ts';
 import { clusterSpecSchema, expandCluster } from './spec.ts';
-import type { Cluster } from '../core/model/cluster.ts';
-import { resolveGpuTypeId } from '../core/catalog/gpus.ts';
 
 const PRESET_DIR = join(dirname(fileURLToPath(import.meta.url)), 'presets');
 
@@ -41,7 +41,9 @@ export const loadCluster = (nameOrPath: string): Cluster => {
   try {
     text = readFileSync(nameOrPath, 'utf8');
   } catch {
-    throw new Error(`unknown cluster "${nameOrPath}": not a preset (${clusterPresets().join(', ')}) nor a readable file`);
+    throw new Error(
+      `unknown cluster "${nameOrPath}": not a preset (${clusterPresets().join(', ')}) nor a readable file`,
+    );
   }
   return parseCluster(text, nameOrPath);
 };

@@ -45,7 +45,10 @@ export type ClusterSpec = z.infer<typeof clusterSpecSchema>;
  * Expand a cluster spec into hosts. Racks are numbered per group, so GPU types never share a rack, as on
  * EC2 where each instance family sits in its own capacity blocks. `resolveGpuType` maps aliases to catalog ids.
  */
-export const expandCluster = (spec: ClusterSpec, resolveGpuType: (id: string) => string = (id) => id): Cluster => {
+export const expandCluster = (
+  spec: ClusterSpec,
+  resolveGpuType: (id: string) => string = (id) => id,
+): Cluster => {
   const hosts: Host[] = [];
   const ids = new Set<string>();
   const add = (host: Host) => {

@@ -9,7 +9,8 @@ import type { Policy } from './stages.ts';
 
 const fifo: Policy = {
   name: 'fifo',
-  description: 'FCFS with head-of-line blocking, gang allocation on one GPU type, first-fit placement; non-preemptive.',
+  description:
+    'FCFS with head-of-line blocking, gang allocation on one GPU type, first-fit placement; non-preemptive.',
   order: fifoOrder,
   allocate: gangAllocate({ blocking: 'global', typeChoice: 'most-free' }),
   place: keepThenFit({ strategy: 'first-fit', blocking: true }),

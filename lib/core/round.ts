@@ -1,14 +1,20 @@
-import { type Action, type StopReason } from './model/action.ts';
+import { unschedulableReason } from './allocate/estimates.ts';
+import type { Action, StopReason } from './model/action.ts';
 import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
 import { isActive, type JobState } from './model/job.ts';
 import type { PerfModel } from './model/perf.ts';
 import { type Allocation, allocationGpuCount, allocationGpuKeys, type Plan, sameGpus } from './model/plan.ts';
 import type { SchedulerState } from './model/state.ts';
-import { unschedulableReason } from './allocate/estimates.ts';
 import { isHolding } from './order/compare.ts';
 import { FreeGpus } from './place/free-gpus.ts';
-import { DEFAULT_ROUND_CONFIG, type Policy, type RoundConfig, type RoundContext, type TypeCapacity } from './stages.ts';
+import {
+  DEFAULT_ROUND_CONFIG,
+  type Policy,
+  type RoundConfig,
+  type RoundContext,
+  type TypeCapacity,
+} from './stages.ts';
 
 export interface RoundInput {
   readonly now: number;
@@ -71,8 +77,9 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
 
   const actions = diffActions(ordered, plan, unschedulable);
   const count = (kind: Action['kind'], reason?: StopReason) =>
-    actions.filter((a) => a.kind === kind && (reason === undefined || (a.kind === 'stop' && a.reason === reason)))
-      .length;
+    actions.filter(
+      (a) => a.kind === kind && (reason === undefined || (a.kind === 'stop' && a.reason === reason)),
+    ).length;
   // Packed jobs share GPUs, so count distinct GPUs rather than summing allocations.
   const busyGpus = new Set<string>();
   for (const allocation of plan.values()) for (const key of allocationGpuKeys(allocation)) busyGpus.add(key);
@@ -102,7 +109,10 @@ export const roundContext = (input: RoundInput): RoundContext => {
   for (const host of input.cluster.hosts) {
     if (host.state === 'lost' || host.state === 'draining') continue;
     const c = capacity.get(host.gpuType) ?? { gpus: 0, largestHost: 0 };
-    capacity.set(host.gpuType, { gpus: c.gpus + host.gpuCount, largestHost: Math.max(c.largestHost, host.gpuCount) });
+    capacity.set(host.gpuType, {
+      gpus: c.gpus + host.gpuCount,
+      largestHost: Math.max(c.largestHost, host.gpuCount),
+    });
   }
   return {
     now: input.now,
@@ -129,7 +139,8 @@ export const diffActions = (
     const next: Allocation | undefined = plan.get(job.spec.id);
     const resumeStep = Math.floor(job.progress);
     if (current && !next) stops.push({ kind: 'stop', jobId: job.spec.id, reason: 'preempted' });
-    else if (!current && next) moves.push({ kind: 'start', jobId: job.spec.id, allocation: next, resumeStep });
+    else if (!current && next)
+      moves.push({ kind: 'start', jobId: job.spec.id, allocation: next, resumeStep });
     else if (current && next && !sameGpus(current, next)) {
       const kind = allocationGpuCount(current) === allocationGpuCount(next) ? 'migrate' : 'rescale';
       moves.push({ kind, jobId: job.spec.id, from: current, to: next, resumeStep });

@@ -19,5 +19,10 @@ export interface Distribution {
 
 export const distribution = (values: readonly number[]): Distribution => {
   const sorted = [...values].sort((a, b) => a - b);
-  return { avg: mean(sorted), p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
+  return {
+    avg: mean(sorted),
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+  };
 };

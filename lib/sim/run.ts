@@ -1,8 +1,8 @@
+import { loadCluster } from '../clusters/load.ts';
 import type { Cluster } from '../core/model/cluster.ts';
 import type { JobSpec } from '../core/model/job.ts';
 import type { PerfModel } from '../core/model/perf.ts';
 import { getPolicy } from '../core/policies.ts';
-import { loadCluster } from '../clusters/load.ts';
 import { loadDefaultPerfModel } from '../data/perf.ts';
 import { assignModels } from '../traces/generators/models.ts';
 import { loadTrace } from '../traces/index.ts';
@@ -38,7 +38,7 @@ export interface Workload {
   readonly workloadIssues: readonly WorkloadIssue[];
 }
 
-export const DEFAULT_REFERENCE_GPU = 'V100';
+export const DEFAULT_REFERENCE_GPU = 'V100-16GB';
 
 /** Read the trace and cluster, cut the window, assign models where the trace has none, convert to job specs. */
 export const loadWorkload = (request: WorkloadRequest): Workload => {

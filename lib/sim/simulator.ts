@@ -214,7 +214,8 @@ export const simulate = (input: SimInput): SimResult => {
 
   const recountBusy = (): void => {
     const keys = new Set<string>();
-    for (const job of active.values()) if (job.allocation) for (const k of allocationGpuKeys(job.allocation)) keys.add(k);
+    for (const job of active.values())
+      if (job.allocation) for (const k of allocationGpuKeys(job.allocation)) keys.add(k);
     busyGpus = keys.size;
   };
 
@@ -238,7 +239,8 @@ export const simulate = (input: SimInput): SimResult => {
     if (!job) return;
     switch (action.kind) {
       case 'stop':
-        if (action.reason === 'unschedulable') end(job, 'unschedulable', 'no allocation of this job fits the cluster');
+        if (action.reason === 'unschedulable')
+          end(job, 'unschedulable', 'no allocation of this job fits the cluster');
         else {
           job.allocation = undefined;
           job.status = 'suspended';
@@ -298,7 +300,8 @@ export const simulate = (input: SimInput): SimResult => {
   while (ended < arrivals.length) {
     let tCompletion = Number.POSITIVE_INFINITY;
     for (const job of active.values()) tCompletion = Math.min(tCompletion, completionTime(job));
-    const tArrival = nextArrival < arrivals.length ? arrivals[nextArrival]!.submitTime : Number.POSITIVE_INFINITY;
+    const tArrival =
+      nextArrival < arrivals.length ? arrivals[nextArrival]!.submitTime : Number.POSITIVE_INFINITY;
     const tRound = active.size > 0 ? nextRound : Number.POSITIVE_INFINITY;
     const t = Math.min(tCompletion, tArrival, tRound);
     if (!Number.isFinite(t) || t > horizon) break;
@@ -306,7 +309,10 @@ export const simulate = (input: SimInput): SimResult => {
 
     let changed = false;
     for (const job of [...active.values()]) {
-      if (job.allocation && job.spec.iterations - job.progress <= EPSILON * Math.max(1, job.spec.iterations)) {
+      if (
+        job.allocation &&
+        job.spec.iterations - job.progress <= EPSILON * Math.max(1, job.spec.iterations)
+      ) {
         job.progress = job.spec.iterations;
         end(job, 'completed');
         changed = true;

@@ -1,4 +1,4 @@
-import type { Cluster } from '../core/model/cluster.ts';
+import { findModelProfile } from '../core/catalog/models.ts';
 import type { JobSpec } from '../core/model/job.ts';
 import type { PerfModel } from '../core/model/perf.ts';
 import type { Trace, TraceJob } from '../traces/types.ts';
@@ -21,7 +21,10 @@ export interface WorkloadIssue {
  * would run in that time on the reference GPU type at its requested count, consolidated, so every policy moves
  * the same amount of work at speeds that depend on the GPUs it is given.
  */
-export const toJobSpecs = (trace: Trace, options: WorkloadOptions): { jobs: JobSpec[]; issues: WorkloadIssue[] } => {
+export const toJobSpecs = (
+  trace: Trace,
+  options: WorkloadOptions,
+): { jobs: JobSpec[]; issues: WorkloadIssue[] } => {
   const load = options.load ?? 1;
   if (!(load > 0)) throw new Error(`--load must be a positive number, got ${load}`);
   const jobs: JobSpec[] = [];
@@ -36,7 +39,9 @@ export const toJobSpecs = (trace: Trace, options: WorkloadOptions): { jobs: JobS
 
 const toJobSpec = (row: TraceJob, options: WorkloadOptions, load: number): JobSpec | string => {
   if (!row.model) return 'no model: assign models to the trace first';
-  const batchSize = row.batchSize ?? 0;
+  const profile = findModelProfile(row.model);
+  if (!profile) return `unknown model "${row.model}"`;
+  const batchSize = row.batchSize ?? profile.defaultBatchSize;
   let iterations = row.iterations;
   if (iterations === undefined) {
     if (row.duration === undefined) return 'neither iterations nor duration';
@@ -53,7 +58,7 @@ const toJobSpec = (row: TraceJob, options: WorkloadOptions, load: number): JobSp
   return {
     id: row.id,
     tenant: row.tenant ?? 'default',
-    model: row.model,
+    model: profile.id,
     batchSize,
     gpus: row.gpus,
     iterations,
@@ -64,11 +69,4 @@ const toJobSpec = (row: TraceJob, options: WorkloadOptions, load: number): JobSp
     ...(row.deadline !== undefined ? { deadline: row.deadline } : {}),
     ...(row.labels ? { labels: row.labels } : {}),
   };
-};
-
-/** GPU count of the largest type: a quick check for jobs that can never fit. */
-export const largestTypeCapacity = (cluster: Cluster): number => {
-  const perType = new Map<string, number>();
-  for (const h of cluster.hosts) perType.set(h.gpuType, (perType.get(h.gpuType) ?? 0) + h.gpuCount);
-  return Math.max(0, ...perType.values());
 };

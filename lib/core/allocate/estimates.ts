@@ -14,7 +14,9 @@ export const allowedTypes = (spec: JobSpec, ctx: RoundContext): GpuTypeId[] => {
 /** The best shape `gpus` GPUs of a type can have: one machine when they fit on one, else as few hosts of one rack. */
 export const bestShape = (gpus: number, capacity: TypeCapacity | undefined): PlacementShape => {
   const hostSize = Math.max(1, capacity?.largestHost ?? 1);
-  return gpus <= hostSize ? { level: 'machine', hosts: 1 } : { level: 'rack', hosts: Math.ceil(gpus / hostSize) };
+  return gpus <= hostSize
+    ? { level: 'machine', hosts: 1 }
+    : { level: 'rack', hosts: Math.ceil(gpus / hostSize) };
 };
 
 /** Estimated iterations/s of the job alone on `gpus` GPUs of `type`, consolidated as well as the cluster allows. */
@@ -29,7 +31,8 @@ export const isolatedThroughput = (spec: JobSpec, type: GpuTypeId, gpus: number,
 
 export const bestIsolatedThroughput = (spec: JobSpec, gpus: number, ctx: RoundContext): number => {
   let best = 0;
-  for (const type of allowedTypes(spec, ctx)) best = Math.max(best, isolatedThroughput(spec, type, gpus, ctx));
+  for (const type of allowedTypes(spec, ctx))
+    best = Math.max(best, isolatedThroughput(spec, type, gpus, ctx));
   return best;
 };
 

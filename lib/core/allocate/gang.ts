@@ -74,7 +74,9 @@ const chooseType = (
   let bestScore = Number.NEGATIVE_INFINITY;
   for (const type of candidates) {
     const score =
-      choice === 'fastest' ? isolatedThroughput(job.spec, type, job.spec.gpus, ctx) : (remaining.get(type) ?? 0);
+      choice === 'fastest'
+        ? isolatedThroughput(job.spec, type, job.spec.gpus, ctx)
+        : (remaining.get(type) ?? 0);
     if (score > bestScore) {
       best = type;
       bestScore = score;

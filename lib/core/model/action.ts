@@ -1,12 +1,17 @@
-import type { GpuTypeId } from './gpu.ts';
 import type { Lifecycle } from './cluster.ts';
+import type { GpuTypeId } from './gpu.ts';
 import type { Allocation } from './plan.ts';
 
 export type StopReason = 'preempted' | 'finished' | 'cancelled' | 'unschedulable' | 'failed';
 
 /** What the shells (simulator executor, Lambda control plane, local cluster) must do after a round. */
 export type Action =
-  | { readonly kind: 'start'; readonly jobId: string; readonly allocation: Allocation; readonly resumeStep: number }
+  | {
+      readonly kind: 'start';
+      readonly jobId: string;
+      readonly allocation: Allocation;
+      readonly resumeStep: number;
+    }
   | { readonly kind: 'stop'; readonly jobId: string; readonly reason: StopReason }
   | { readonly kind: 'checkpoint'; readonly jobId: string }
   | {

@@ -1,6 +1,6 @@
+import { bestIsolatedThroughput } from '../allocate/estimates.ts';
 import { remainingIterations } from '../model/job.ts';
 import type { OrderStage } from '../stages.ts';
-import { bestIsolatedThroughput } from '../allocate/estimates.ts';
 import { sortByKey } from './compare.ts';
 
 /** Shortest remaining time first, from the performance model's estimate at the requested GPU count. Preemptive. */

@@ -99,7 +99,11 @@ export class FreeGpus {
    * best fit on one machine, else the rack (then network) with the least sufficient free GPUs, filled from its
    * emptiest hosts so the job spans as few machines as possible. Does not reserve.
    */
-  find(type: GpuTypeId, count: number, maxLevel: Level = 'network'): { slices: HostSlice[]; level: Level } | undefined {
+  find(
+    type: GpuTypeId,
+    count: number,
+    maxLevel: Level = 'network',
+  ): { slices: HostSlice[]; level: Level } | undefined {
     const index = this.types.get(type);
     if (!index || count <= 0 || index.free < count) return undefined;
     for (const level of LEVELS) {
@@ -160,7 +164,9 @@ export class FreeGpus {
       }
     }
     if (!bestHosts) return undefined;
-    const sorted = bestHosts.filter((h) => h.free.length > 0).sort((a, b) => b.free.length - a.free.length || a.order - b.order);
+    const sorted = bestHosts
+      .filter((h) => h.free.length > 0)
+      .sort((a, b) => b.free.length - a.free.length || a.order - b.order);
     const slices: HostSlice[] = [];
     let needed = count;
     for (const entry of sorted) {

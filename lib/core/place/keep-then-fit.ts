@@ -45,7 +45,11 @@ export const keepThenFit = (options: KeepThenFitOptions): PlaceStage => ({
         if (options.blocking && !isHolding(job)) break;
         continue;
       }
-      const allocation: Allocation = { gpuType: demand.gpuType, slices, ...(demand.cell ? { cell: demand.cell } : {}) };
+      const allocation: Allocation = {
+        gpuType: demand.gpuType,
+        slices,
+        ...(demand.cell ? { cell: demand.cell } : {}),
+      };
       free.reserve(allocation);
       plan.set(job.spec.id, allocation);
     }
@@ -61,7 +65,12 @@ export const keepThenFit = (options: KeepThenFitOptions): PlaceStage => ({
 const matches = (allocation: Allocation, demand: Demand): boolean =>
   allocation.gpuType === demand.gpuType && allocationGpuCount(allocation) === demand.gpus;
 
-const fit = (free: FreeGpus, demand: Demand, maxLevel: Level, strategy: FitStrategy): HostSlice[] | undefined =>
+const fit = (
+  free: FreeGpus,
+  demand: Demand,
+  maxLevel: Level,
+  strategy: FitStrategy,
+): HostSlice[] | undefined =>
   strategy === 'first-fit'
     ? free.firstFit(demand.gpuType, demand.gpus)
     : free.find(demand.gpuType, demand.gpus, maxLevel)?.slices;

@@ -1,14 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { Cluster } from '../../../lib/core/model/cluster.ts';
 import type { JobState } from '../../../lib/core/model/job.ts';
 import { initialSchedulerState } from '../../../lib/core/model/state.ts';
 import { getPolicy, policyNames } from '../../../lib/core/policies.ts';
 import { scheduleRound } from '../../../lib/core/round.ts';
-import type { Cluster } from '../../../lib/core/model/cluster.ts';
 import { cluster, linearPerf, on, queued, running } from '../../support/fixtures.ts';
 
 const round = (policy: string, c: Cluster, jobs: JobState[], now = 100) =>
-  scheduleRound({ now, cluster: c, jobs, state: initialSchedulerState(), policy: getPolicy(policy), perf: linearPerf() });
+  scheduleRound({
+    now,
+    cluster: c,
+    jobs,
+    state: initialSchedulerState(),
+    policy: getPolicy(policy),
+    perf: linearPerf(),
+  });
 
 const oneHost = cluster([{ gpuType: 'A100', hosts: 1, gpusPerHost: 8 }]);
 
@@ -33,7 +40,10 @@ describe('baseline policies', () => {
   });
 
   test('fifo is non-preemptive: a running job keeps its GPUs whatever arrives', () => {
-    const holder = running({ id: 'holder', gpus: 8, submitTime: 5 }, on('A100', ['g0-h0', [0, 1, 2, 3, 4, 5, 6, 7]]));
+    const holder = running(
+      { id: 'holder', gpus: 8, submitTime: 5 },
+      on('A100', ['g0-h0', [0, 1, 2, 3, 4, 5, 6, 7]]),
+    );
     const urgent = queued({ id: 'early', gpus: 8, submitTime: 0 });
     const out = round('fifo', oneHost, [holder, urgent]);
     assert.deepEqual([...out.plan.keys()], ['holder']);
@@ -87,7 +97,10 @@ describe('baseline policies', () => {
   });
 
   test('srtf: the job with the least remaining work goes first and preempts a longer one', () => {
-    const long = running({ id: 'long', gpus: 8, iterations: 1e6 }, on('A100', ['g0-h0', [0, 1, 2, 3, 4, 5, 6, 7]]));
+    const long = running(
+      { id: 'long', gpus: 8, iterations: 1e6 },
+      on('A100', ['g0-h0', [0, 1, 2, 3, 4, 5, 6, 7]]),
+    );
     const short = queued({ id: 'short', gpus: 8, iterations: 100, submitTime: 50 });
     const out = round('srtf', oneHost, [long, short]);
     assert.deepEqual([...out.plan.keys()], ['short']);
@@ -114,7 +127,9 @@ describe('baseline policies', () => {
 
   test('the same input gives the same plan (determinism)', () => {
     const c = cluster([{ gpuType: 'A100', hosts: 4, gpusPerHost: 8, hostsPerRack: 2 }]);
-    const jobs = Array.from({ length: 40 }, (_, i) => queued({ id: `q${i}`, gpus: [1, 2, 4, 8][i % 4]!, submitTime: i }));
+    const jobs = Array.from({ length: 40 }, (_, i) =>
+      queued({ id: `q${i}`, gpus: [1, 2, 4, 8][i % 4]!, submitTime: i }),
+    );
     for (const name of policyNames()) {
       const a = round(name, c, jobs);
       const b = round(name, c, [...jobs]);

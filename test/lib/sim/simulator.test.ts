@@ -51,7 +51,8 @@ describe('simulator invariants (property tests on random clusters and traces)', 
                 const host = typeOf.get(slice.hostId);
                 assert.ok(host, `${jobId} on unknown host ${slice.hostId}`);
                 assert.equal(host.gpuType, allocation.gpuType, `${jobId} on a host of another type`);
-                for (const g of slice.gpus) assert.ok(g >= 0 && g < host.gpuCount, `${jobId} on GPU ${g} of ${host.id}`);
+                for (const g of slice.gpus)
+                  assert.ok(g >= 0 && g < host.gpuCount, `${jobId} on GPU ${g} of ${host.id}`);
               }
               for (const key of allocationGpuKeys(allocation)) {
                 assert.ok(!seen.has(key) || allocation.packedWith, `GPU ${key} double-booked (${jobId})`);
@@ -72,11 +73,19 @@ describe('simulator invariants (property tests on random clusters and traces)', 
         for (const job of result.jobs) {
           const input = jobs.find((j) => j.id === job.id)!;
           const fits = input.gpus <= capacityOf(input.gpuTypes);
-          assert.equal(job.outcome, fits ? 'completed' : 'unschedulable', `${policyName}: ${job.id} ${job.reason ?? ''}`);
-          if (job.outcome === 'completed') assert.ok(job.jct! >= job.jctLowerBound - 1e-6, `${job.id} beat its bound`);
+          assert.equal(
+            job.outcome,
+            fits ? 'completed' : 'unschedulable',
+            `${policyName}: ${job.id} ${job.reason ?? ''}`,
+          );
+          if (job.outcome === 'completed')
+            assert.ok(job.jct! >= job.jctLowerBound - 1e-6, `${job.id} beat its bound`);
         }
         const attained = result.jobs.reduce((s, j) => s + j.gpuSeconds, 0);
-        assert.ok(Math.abs(attained - result.busyGpuSeconds) <= 1e-6 * Math.max(1, attained), 'GPU-seconds conserved');
+        assert.ok(
+          Math.abs(attained - result.busyGpuSeconds) <= 1e-6 * Math.max(1, attained),
+          'GPU-seconds conserved',
+        );
         const busyPeak = Math.max(0, ...result.timeline.map((p) => p.busyGpus));
         assert.ok(busyPeak <= result.totalGpus);
       }),
@@ -122,7 +131,13 @@ describe('simulator invariants (property tests on random clusters and traces)', 
     // Tiresias keeps a high-skew model (VGG) inside one rack; with one machine per rack, 6 GPUs never fit.
     const c = cluster([{ gpuType: 'A100', hosts: 2, gpusPerHost: 4, hostsPerRack: 1 }]);
     const jobs = [spec({ id: 'x', gpus: 6, model: 'vgg16' })];
-    const stalled = simulate({ cluster: c, jobs, policy: getPolicy('tiresias'), perf: linearPerf(), config: { stallRounds: 5 } });
+    const stalled = simulate({
+      cluster: c,
+      jobs,
+      policy: getPolicy('tiresias'),
+      perf: linearPerf(),
+      config: { stallRounds: 5 },
+    });
     assert.equal(stalled.jobs[0]!.outcome, 'stalled');
     assert.match(stalled.jobs[0]!.reason!, /waited 5 rounds/);
     // The same job spreads under a network-agnostic policy.

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { initialSchedulerState } from '../../../../lib/core/model/state.ts';
 import { lasOrder, lasQueue } from '../../../../lib/core/order/las.ts';
 import { roundContext } from '../../../../lib/core/round.ts';
-import { initialSchedulerState } from '../../../../lib/core/model/state.ts';
-import { cluster, linearPerf, on, queued, running } from '../../../support/fixtures.ts';
 import type { Policy } from '../../../../lib/core/stages.ts';
+import { cluster, linearPerf, on, queued, running } from '../../../support/fixtures.ts';
 
 const options = { thresholds: [100, 1000], starveFactor: 2 };
 
@@ -17,7 +17,13 @@ describe('Tiresias discretised 2D-LAS', () => {
   });
 
   test('promotes a starving job back to the top queue after waiting starveFactor × its running time', () => {
-    const job = { ...queued({}), status: 'suspended' as const, attainedService: 5000, runningSeconds: 100, waitingSince: 0 };
+    const job = {
+      ...queued({}),
+      status: 'suspended' as const,
+      attainedService: 5000,
+      runningSeconds: 100,
+      waitingSince: 0,
+    };
     assert.equal(lasQueue(job, 199, options), 2);
     assert.equal(lasQueue(job, 200, options), 0);
   });
