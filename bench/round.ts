@@ -4,7 +4,7 @@ import { type JobState, newJobState } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
 import { allocationGpuCount } from '../lib/core/model/plan.ts';
 import { initialSchedulerState } from '../lib/core/model/state.ts';
-import { getPolicy } from '../lib/core/policies.ts';
+import { getPolicy } from '../lib/core/policies/index.ts';
 import { scheduleRound } from '../lib/core/round.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { DEFAULT_MODEL_MIX } from '../lib/sim/model-mix.ts';

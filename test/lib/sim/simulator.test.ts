@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { JobSpec } from '../../../lib/core/model/job.ts';
 import { allocationGpuKeys } from '../../../lib/core/model/plan.ts';
-import { getPolicy, policyNames } from '../../../lib/core/policies.ts';
+import { getPolicy, policyNames } from '../../../lib/core/policies/index.ts';
 import { simulate } from '../../../lib/sim/simulator.ts';
 import { cluster, linearPerf, spec } from '../../support/fixtures.ts';
 

@@ -1,11 +1,11 @@
-import { gangAllocate } from './allocate/gang.ts';
-import { isHighSkew } from './catalog/skew.ts';
-import { introspectiveMigration } from './migrate/introspective.ts';
-import { fifoOrder } from './order/fifo.ts';
-import { DEFAULT_LAS, lasOrder } from './order/las.ts';
-import { srtfOrder } from './order/srtf.ts';
-import { keepThenFit } from './place/keep-then-fit.ts';
-import type { Policy } from './stages.ts';
+import { gangAllocate } from '../allocate/gang.ts';
+import { isHighSkew } from '../catalog/skew.ts';
+import { introspectiveMigration } from '../migrate/introspective.ts';
+import { fifoOrder } from '../order/fifo.ts';
+import { DEFAULT_LAS, lasOrder } from '../order/las.ts';
+import { srtfOrder } from '../order/srtf.ts';
+import { keepThenFit } from '../place/keep-then-fit.ts';
+import type { Policy } from '../stages.ts';
 
 const fifo: Policy = {
   name: 'fifo',
@@ -54,7 +54,7 @@ const gandiva: Policy = {
   migrate: introspectiveMigration,
 };
 
-const srtf: Policy = {
+export const srtf: Policy = {
   name: 'srtf',
   description:
     'Shortest remaining (estimated) time first, preemptive, on the fastest GPU type with room, consolidated placement.',
@@ -63,22 +63,5 @@ const srtf: Policy = {
   place: keepThenFit({ strategy: 'consolidated', blocking: false }),
 };
 
-const tessera: Policy = {
-  ...srtf,
-  name: 'tessera',
-  description:
-    "Tessera's own composition. Until the Crius, Dally, Tesserae and EasyScale stages land it equals the best baseline measured on the Philly week (srtf order, heterogeneity-aware type choice, consolidated placement) plus Gandiva's introspective consolidation.",
-  migrate: introspectiveMigration,
-};
-
-export const POLICIES: ReadonlyMap<string, Policy> = new Map(
-  [fifo, yarnCs, tiresias, gandiva, srtf, tessera].map((p) => [p.name, p]),
-);
-
-export const policyNames = (): string[] => [...POLICIES.keys()];
-
-export const getPolicy = (name: string): Policy => {
-  const policy = POLICIES.get(name);
-  if (!policy) throw new Error(`unknown policy "${name}"; known policies: ${policyNames().join(', ')}`);
-  return policy;
-};
+/** The classic baselines of issue 2, as compositions of the shared stages. */
+export const BASELINE_POLICIES: readonly Policy[] = [fifo, yarnCs, tiresias, gandiva, srtf];

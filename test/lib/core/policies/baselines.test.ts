@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Cluster } from '../../../lib/core/model/cluster.ts';
-import type { JobState } from '../../../lib/core/model/job.ts';
-import { initialSchedulerState } from '../../../lib/core/model/state.ts';
-import { getPolicy, policyNames } from '../../../lib/core/policies.ts';
-import { scheduleRound } from '../../../lib/core/round.ts';
-import { cluster, linearPerf, on, queued, running } from '../../support/fixtures.ts';
+import type { Cluster } from '../../../../lib/core/model/cluster.ts';
+import type { JobState } from '../../../../lib/core/model/job.ts';
+import { initialSchedulerState } from '../../../../lib/core/model/state.ts';
+import { getPolicy, policyNames } from '../../../../lib/core/policies/index.ts';
+import { scheduleRound } from '../../../../lib/core/round.ts';
+import { cluster, linearPerf, on, queued, running } from '../../../support/fixtures.ts';
 
 const round = (policy: string, c: Cluster, jobs: JobState[], now = 100) =>
   scheduleRound({
