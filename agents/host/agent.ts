@@ -1,0 +1,626 @@
+/**
+ * The agent's imperative shell: discovers the host, registers it, polls the desired state, runs the
+ * worker processes the reconciler asks for, turns their report lines into telemetry, watches for Spot
+ * interruptions and drains on shutdown. All decisions are the reconciler's (reconciler.ts).
+ */
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CheckpointCatalog, localCheckpointCatalog } from './checkpoint-catalog.ts';
+import { type Clock, systemClock } from './clock.ts';
+import { validateDesiredState } from './desired-state.ts';
+import type { GpuDiscovery, GpuSample } from './discovery/gpus.ts';
+import type { SpotNotice } from './discovery/imds.ts';
+import { errorMessage, type Logger, silentLogger } from './logger.ts';
+import { DesiredStateFormatError, type DesiredStateSource } from './ports/desired-state-source.ts';
+import type { TelemetrySink } from './ports/telemetry-sink.ts';
+import { ReportTail } from './process/report-tail.ts';
+import { processLauncher, type WorkerHandle, type WorkerLauncher } from './process/worker-launcher.ts';
+import { type Effect, Reconciler, type WorkerExit } from './reconciler.ts';
+import { type PersistedProcess, readStateFile, writeStateFile } from './state-file.ts';
+import { TelemetryBuffer } from './telemetry-buffer.ts';
+import type { HeartbeatMessage, HostTopology, TelemetryMessage } from './telemetry-messages.ts';
+import { buildWorkerEnv, EXIT_CHECKPOINTED, parseReportLine } from './worker-protocol.ts';
+
+export const AGENT_VERSION = '0.1.0';
+
+export interface AgentTimings {
+  /** How often the desired state is read. */
+  pollIntervalMs: number;
+  heartbeatIntervalMs: number;
+  /** How often worker output is read, worker liveness checked and deadlines evaluated. */
+  tickIntervalMs: number;
+  telemetryFlushIntervalMs: number;
+  spotPollIntervalMs: number;
+  checkpointTimeoutMs: number;
+  /** Upper bound for checkpointing everything after a Spot notice (also capped by the notice's time). */
+  spotDeadlineMs: number;
+  /** Upper bound for the graceful drain on SIGTERM. */
+  drainTimeoutMs: number;
+  maxCrashes: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  progressIntervalMs: number;
+}
+
+export interface HostIdentity {
+  instanceId: string | null;
+  instanceType: string | null;
+  availabilityZone: string | null;
+}
+
+export interface SpotNoticeSource {
+  spotNotice(): Promise<SpotNotice | null>;
+}
+
+export interface AgentDependencies {
+  hostId: string;
+  identity: HostIdentity;
+  topology: HostTopology | null;
+  gpus: GpuDiscovery;
+  desiredState: DesiredStateSource;
+  telemetry: TelemetrySink;
+  /** Where the state file and worker logs live. */
+  stateDir: string;
+  timings: AgentTimings;
+  spotNotices?: SpotNoticeSource | null;
+  launcher?: WorkerLauncher;
+  checkpoints?: CheckpointCatalog;
+  clock?: Clock;
+  logger?: Logger;
+  /** Environment workers inherit (minus TESSERA_*); the agent's own by default. */
+  workerEnv?: NodeJS.ProcessEnv;
+}
+
+interface WatchedWorker {
+  handle: WorkerHandle;
+  tail: ReportTail;
+  stdoutPath: string;
+  stderrPath: string;
+  stopRequested: boolean;
+  killed: boolean;
+  sawFinished: boolean;
+}
+
+/**
+ * Exit status of a re-adopted worker, which is not our child so its real status is unknowable:
+ * inferred from what we saw. Safe even when wrong, because a restart always resumes from the newest
+ * complete checkpoint, never from what the worker claimed.
+ */
+export function inferAdoptedExit(seen: {
+  sawFinished: boolean;
+  killed: boolean;
+  stopRequested: boolean;
+}): WorkerExit {
+  if (seen.sawFinished) return { code: 0, signal: null };
+  if (seen.killed) return { code: null, signal: 'SIGKILL' };
+  if (seen.stopRequested) return { code: EXIT_CHECKPOINTED, signal: null };
+  return { code: null, signal: null };
+}
+
+export class HostAgent {
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly launcher: WorkerLauncher;
+  private readonly checkpoints: CheckpointCatalog;
+  private readonly buffer: TelemetryBuffer;
+  private readonly statePath: string;
+  private readonly logDir: string;
+  private reconciler: Reconciler;
+  private readonly workers = new Map<string, WatchedWorker>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private gpus: GpuSample[] = [];
+  private polling = false;
+  private spotPolling = false;
+  private lastRejection: string | null = null;
+  private spotNotice: SpotNotice | null = null;
+  private evacuationReported = false;
+  private evacuationWaiters: (() => void)[] = [];
+  private running = false;
+
+  constructor(private readonly deps: AgentDependencies) {
+    this.clock = deps.clock ?? systemClock;
+    this.logger = deps.logger ?? silentLogger;
+    this.launcher = deps.launcher ?? processLauncher;
+    this.checkpoints = deps.checkpoints ?? localCheckpointCatalog;
+    this.buffer = new TelemetryBuffer(deps.telemetry, this.logger);
+    this.statePath = join(deps.stateDir, 'agent-state.json');
+    this.logDir = join(deps.stateDir, 'logs');
+    this.reconciler = this.newReconciler();
+  }
+
+  get hostId(): string {
+    return this.deps.hostId;
+  }
+
+  /** Pids of the worker processes the agent currently runs or watches. */
+  workerPids(): number[] {
+    return [...this.workers.values()].map((worker) => worker.handle.pid).filter((pid) => pid !== null);
+  }
+
+  /** GPUs some running worker is assigned to (the simulated GPU backend reports them busy). */
+  busyGpus(): Set<number> {
+    const busy = new Set<number>();
+    const running = this.reconciler
+      .jobSummaries()
+      .flatMap((job) => job.workers.filter((worker) => worker.running));
+    for (const worker of running) {
+      for (const gpu of worker.gpuIndices) busy.add(gpu);
+    }
+    return busy;
+  }
+
+  async start(): Promise<void> {
+    mkdirSync(this.logDir, { recursive: true });
+    this.gpus = await this.deps.gpus.sample();
+    this.reconciler.observeGpuUtilization(this.gpus);
+    this.restore();
+    this.push({
+      type: 'register',
+      hostId: this.deps.hostId,
+      at: this.clock.now(),
+      ...this.deps.identity,
+      gpus: this.gpus.map(({ index, uuid, name, memoryTotalMiB }) => ({ index, uuid, name, memoryTotalMiB })),
+      topology: this.deps.topology,
+      agentVersion: AGENT_VERSION,
+    });
+    this.running = true;
+    await this.pollDesiredState();
+    this.sendHeartbeat();
+    await this.buffer.flush();
+    const t = this.deps.timings;
+    this.every(t.tickIntervalMs, () => this.tick());
+    this.every(t.pollIntervalMs, () => this.pollDesiredState());
+    this.every(t.heartbeatIntervalMs, () => this.heartbeat());
+    this.every(t.telemetryFlushIntervalMs, () => this.buffer.flush());
+    if (this.deps.spotNotices) this.every(t.spotPollIntervalMs, () => this.pollSpotNotice());
+    this.logger.info('agent started', { hostId: this.deps.hostId, gpus: this.gpus.length });
+  }
+
+  /**
+   * Graceful drain (SIGTERM): checkpoint and stop every worker, wait for them (bounded by the drain
+   * timeout), report, flush telemetry and stop. Workers still alive after the deadline are killed.
+   */
+  async drainAndStop(): Promise<void> {
+    const now = this.clock.now();
+    const deadline = now + this.deps.timings.drainTimeoutMs;
+    this.apply(this.reconciler.evacuate('shutdown', deadline, now));
+    this.checkEvacuation();
+    // Killed workers need a moment to be reaped; never wait forever on an unkillable process.
+    await this.evacuated(this.deps.timings.drainTimeoutMs + 5_000);
+    this.sendHeartbeat();
+    this.stopTimers();
+    this.persist();
+    await this.buffer.flush();
+    this.logger.info('agent drained and stopped', { hostId: this.deps.hostId });
+  }
+
+  /**
+   * Stops the agent without touching its workers, as if the agent process died: they keep running
+   * and the next agent re-adopts them from the state file.
+   */
+  async abandon(): Promise<void> {
+    this.stopTimers();
+    this.persist();
+    for (const worker of this.workers.values()) {
+      worker.handle.detach();
+      worker.tail.close();
+    }
+    this.workers.clear();
+    await this.buffer.flush();
+  }
+
+  /** Resolves when a Spot or shutdown evacuation has been completed and reported. */
+  evacuated(timeoutMs: number): Promise<boolean> {
+    if (this.evacuationReported) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.evacuationWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  // ------------------------------------------------------------------ loops
+
+  private tick(): void {
+    for (const [ref, worker] of [...this.workers]) {
+      this.readReports(ref, worker, false);
+      worker.handle.poll();
+    }
+    this.apply(this.reconciler.reconcile(this.clock.now()));
+    this.checkEvacuation();
+  }
+
+  private async pollDesiredState(): Promise<void> {
+    if (this.polling || !this.running) return;
+    this.polling = true;
+    try {
+      const raw = await this.deps.desiredState.read();
+      if (raw === null || !this.running) return;
+      const result = validateDesiredState(raw, {
+        hostId: this.deps.hostId,
+        gpuIndices: this.gpus.map((gpu) => gpu.index),
+        lastAcceptedGeneration: this.reconciler.appliedGeneration,
+      });
+      if (!result.ok) {
+        this.reject(result.generation, result.issues);
+        return;
+      }
+      this.lastRejection = null;
+      this.reconciler.applyDesired(result.state);
+      this.apply(this.reconciler.reconcile(this.clock.now()));
+    } catch (error) {
+      if (error instanceof DesiredStateFormatError) this.reject(null, [error.message]);
+      else this.logger.warn('could not read the desired state', { error: errorMessage(error) });
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Reports a rejected desired state once (not on every poll), keeps running what runs. */
+  private reject(generation: number | null, issues: string[]): void {
+    const key = JSON.stringify([generation, issues]);
+    if (key === this.lastRejection) return;
+    this.lastRejection = key;
+    this.logger.warn('desired state rejected', { generation, issues });
+    this.push({
+      type: 'desiredStateRejected',
+      hostId: this.deps.hostId,
+      at: this.clock.now(),
+      generation,
+      issues,
+    });
+  }
+
+  private async heartbeat(): Promise<void> {
+    try {
+      this.gpus = await this.deps.gpus.sample();
+      this.reconciler.observeGpuUtilization(this.gpus);
+    } catch (error) {
+      this.logger.warn('GPU sampling failed', { error: errorMessage(error) });
+    }
+    this.sendHeartbeat();
+    this.persist(); // also saves the log offsets read since the last change
+  }
+
+  private sendHeartbeat(): void {
+    const jobs: HeartbeatMessage['jobs'] = this.reconciler.jobSummaries().map((job) => ({
+      jobId: job.jobId,
+      jobGeneration: job.jobGeneration,
+      phase: job.phase,
+      step: job.step,
+      checkpointStep: job.checkpointStep,
+      crashes: job.crashes,
+      workers: job.workers.map(({ ref, ...worker }) => ({
+        ...worker,
+        pid: this.workers.get(ref)?.handle.pid ?? null,
+      })),
+    }));
+    this.push({
+      type: 'heartbeat',
+      hostId: this.deps.hostId,
+      at: this.clock.now(),
+      appliedGeneration: this.reconciler.appliedGeneration,
+      draining: this.reconciler.draining,
+      evacuating: this.reconciler.evacuation?.reason ?? null,
+      gpus: this.gpus.map(({ index, utilization, memoryUsedMiB }) => ({ index, utilization, memoryUsedMiB })),
+      jobs,
+    });
+  }
+
+  private async pollSpotNotice(): Promise<void> {
+    if (this.spotPolling || this.spotNotice || !this.deps.spotNotices) return;
+    this.spotPolling = true;
+    try {
+      const notice = await this.deps.spotNotices.spotNotice();
+      if (!notice || this.spotNotice || !this.running) return;
+      this.spotNotice = notice;
+      const now = this.clock.now();
+      const deadline = Math.min(
+        now + this.deps.timings.spotDeadlineMs,
+        notice.time ?? Number.POSITIVE_INFINITY,
+      );
+      this.logger.warn('Spot interruption notice: checkpointing every job', { ...notice, deadline });
+      this.apply(this.reconciler.evacuate('spot', deadline, now));
+      this.checkEvacuation();
+    } catch (error) {
+      this.logger.warn('Spot notice poll failed', { error: errorMessage(error) });
+    } finally {
+      this.spotPolling = false;
+    }
+  }
+
+  /** Reports a finished evacuation once every worker is gone. */
+  private checkEvacuation(): void {
+    const evacuation = this.reconciler.evacuation;
+    if (!evacuation || this.evacuationReported || !this.reconciler.isQuiescent()) return;
+    this.evacuationReported = true;
+    const checkpoints = this.reconciler.evacuationSummary();
+    const at = this.clock.now();
+    if (evacuation.reason === 'spot') {
+      this.push({
+        type: 'spotInterruption',
+        hostId: this.deps.hostId,
+        at,
+        action: this.spotNotice?.action ?? 'unknown',
+        noticeTime: this.spotNotice?.time ?? null,
+        checkpoints,
+      });
+    } else {
+      this.push({ type: 'hostDrained', hostId: this.deps.hostId, at, reason: 'shutdown', checkpoints });
+    }
+    void this.buffer.flush();
+    for (const waiter of this.evacuationWaiters.splice(0)) waiter();
+  }
+
+  // ------------------------------------------------------------------ effects
+
+  private apply(effects: Effect[]): void {
+    if (effects.length === 0) return;
+    for (const effect of effects) {
+      switch (effect.kind) {
+        case 'spawn':
+          this.launch(effect);
+          break;
+        case 'signal':
+          this.signal(effect.ref, effect.signal);
+          break;
+        case 'telemetry':
+          this.push(effect.message);
+          break;
+        case 'release':
+          this.deleteLogs(effect.jobId);
+          break;
+      }
+    }
+    this.persist();
+  }
+
+  private launch(effect: Extract<Effect, { kind: 'spawn' }>): void {
+    const file = join(this.logDir, encodeURIComponent(effect.ref));
+    const stdoutPath = `${file}.out`;
+    const stderrPath = `${file}.err`;
+    let handle: WorkerHandle;
+    try {
+      handle = this.launcher.launch({
+        ref: effect.ref,
+        command: effect.worker.command,
+        env: buildWorkerEnv(effect.job, effect.worker, effect.resumeStep, this.deps.workerEnv ?? process.env),
+        stdoutPath,
+        stderrPath,
+      });
+    } catch (error) {
+      // Report asynchronously: the reconciler is in the middle of producing these effects.
+      const spawnError = errorMessage(error);
+      queueMicrotask(() => this.settleExit(effect.ref, { code: null, signal: null, spawnError }));
+      return;
+    }
+    const worker: WatchedWorker = {
+      handle,
+      tail: new ReportTail(stdoutPath),
+      stdoutPath,
+      stderrPath,
+      stopRequested: false,
+      killed: false,
+      sawFinished: false,
+    };
+    this.watch(effect.ref, worker);
+    this.logger.info('worker started', { ref: effect.ref, pid: handle.pid, resumeStep: effect.resumeStep });
+  }
+
+  private watch(ref: string, worker: WatchedWorker): void {
+    this.workers.set(ref, worker);
+    worker.handle.onExit((exit) => this.onWorkerExit(ref, exit));
+  }
+
+  private signal(ref: string, signal: 'SIGUSR2' | 'SIGKILL'): void {
+    const worker = this.workers.get(ref);
+    if (!worker) return;
+    if (signal === 'SIGUSR2') worker.stopRequested = true;
+    else worker.killed = true;
+    try {
+      worker.handle.signal(signal);
+    } catch (error) {
+      this.logger.error('could not signal worker', { ref, signal, error: errorMessage(error) });
+    }
+  }
+
+  private onWorkerExit(ref: string, exit: WorkerExit): void {
+    const worker = this.workers.get(ref);
+    if (!worker) return;
+    this.readReports(ref, worker, true); // the last lines (e.g. the checkpoint line) come before the exit
+    worker.tail.close();
+    this.workers.delete(ref);
+    const observed =
+      worker.handle.exitObservable || exit.spawnError !== undefined ? exit : inferAdoptedExit(worker);
+    this.logger.info('worker exited', { ref, pid: worker.handle.pid, ...observed });
+    this.settleExit(ref, observed);
+  }
+
+  /** Tells the reconciler a worker is gone and acts on what follows (restart, next generation…). */
+  private settleExit(ref: string, exit: WorkerExit): void {
+    const now = this.clock.now();
+    this.apply(this.reconciler.handleExit(ref, exit, now));
+    this.apply(this.reconciler.reconcile(now));
+    this.checkEvacuation();
+  }
+
+  private readReports(ref: string, worker: WatchedWorker, final: boolean): void {
+    let lines: string[];
+    try {
+      lines = worker.tail.readLines();
+      const remainder = final ? worker.tail.takeRemainder() : null;
+      if (remainder !== null) lines.push(remainder);
+    } catch (error) {
+      this.logger.warn('could not read worker output', { ref, error: errorMessage(error) });
+      return;
+    }
+    for (const line of lines) {
+      const parsed = parseReportLine(line);
+      if (parsed.kind === 'malformed') {
+        this.logger.warn('malformed report line ignored', {
+          ref,
+          event: parsed.event,
+          issues: parsed.issues,
+        });
+      } else if (parsed.kind === 'report') {
+        if (parsed.report.event === 'finished') worker.sawFinished = true;
+        this.apply(this.reconciler.handleReport(ref, parsed.report, this.clock.now()));
+      }
+    }
+  }
+
+  private push(message: TelemetryMessage): void {
+    this.buffer.push(message);
+  }
+
+  private deleteLogs(jobId: string): void {
+    const prefix = encodeURIComponent(`${jobId}/`);
+    try {
+      for (const file of readdirSync(this.logDir)) {
+        if (file.startsWith(prefix)) rmSync(join(this.logDir, file), { force: true });
+      }
+    } catch (error) {
+      this.logger.warn('could not delete worker logs', { jobId, error: errorMessage(error) });
+    }
+  }
+
+  // ------------------------------------------------------------------ persistence and re-adoption
+
+  private persist(): void {
+    const processes: PersistedProcess[] = [];
+    for (const [ref, worker] of this.workers) {
+      if (worker.handle.pid === null) continue;
+      processes.push({
+        ref,
+        pid: worker.handle.pid,
+        startTime: worker.handle.startTime,
+        stdoutPath: worker.stdoutPath,
+        stderrPath: worker.stderrPath,
+        stdoutOffset: worker.tail.offset,
+        stopRequested: worker.stopRequested,
+        killed: worker.killed,
+      });
+    }
+    try {
+      writeStateFile(this.statePath, {
+        version: 1,
+        hostId: this.deps.hostId,
+        savedAt: this.clock.now(),
+        reconciler: this.reconciler.snapshot(),
+        processes,
+      });
+    } catch (error) {
+      this.logger.error('could not write the state file', {
+        path: this.statePath,
+        error: errorMessage(error),
+      });
+    }
+  }
+
+  /**
+   * Picks up the workers of a previous agent process. Workers that are still the same process are
+   * re-adopted; the exit of those that are gone is inferred and goes through the normal path, so a
+   * job with a dead worker has its surviving workers killed and is restarted from its newest
+   * complete checkpoint. Processes the state file lists but the reconciler does not expect are
+   * stragglers and are killed.
+   */
+  private restore(): void {
+    const file = readStateFile(this.statePath);
+    if (file.kind === 'missing') return;
+    if (file.kind === 'invalid') {
+      this.logger.error('state file unreadable; starting without it', { error: file.error });
+      return;
+    }
+    if (file.state.hostId !== this.deps.hostId) {
+      this.logger.error('state file belongs to another host; killing its workers and starting afresh', {
+        stateHostId: file.state.hostId,
+      });
+      for (const process of file.state.processes) this.launcher.adopt(process)?.signal('SIGKILL');
+      return;
+    }
+    this.reconciler = this.newReconciler(file.state.reconciler);
+    const expected = new Set(this.reconciler.runningRefs());
+    const gone: { ref: string; worker: WatchedWorker }[] = [];
+    for (const process of file.state.processes) {
+      const handle = this.launcher.adopt(process);
+      if (!expected.has(process.ref)) {
+        handle?.signal('SIGKILL');
+        continue;
+      }
+      expected.delete(process.ref);
+      const worker: WatchedWorker = {
+        handle: handle ?? goneHandle(process),
+        tail: new ReportTail(process.stdoutPath, process.stdoutOffset),
+        stdoutPath: process.stdoutPath,
+        stderrPath: process.stderrPath,
+        stopRequested: process.stopRequested,
+        killed: process.killed,
+        sawFinished: false,
+      };
+      if (handle) {
+        this.watch(process.ref, worker);
+        this.logger.info('worker re-adopted', { ref: process.ref, pid: process.pid });
+      } else {
+        gone.push({ ref: process.ref, worker });
+      }
+    }
+    // Read what the adopted workers printed while no agent was watching.
+    for (const [ref, worker] of this.workers) this.readReports(ref, worker, false);
+    for (const { ref, worker } of gone) {
+      this.workers.set(ref, worker);
+      this.onWorkerExit(ref, { code: null, signal: null });
+    }
+    // Expected to run but never recorded (the agent died between spawn and persist): unknown exit.
+    for (const ref of expected) this.settleExit(ref, { code: null, signal: null });
+  }
+
+  private newReconciler(restored?: ConstructorParameters<typeof Reconciler>[2]): Reconciler {
+    const t = this.deps.timings;
+    return new Reconciler(
+      {
+        hostId: this.deps.hostId,
+        checkpointTimeoutMs: t.checkpointTimeoutMs,
+        maxCrashes: t.maxCrashes,
+        backoffBaseMs: t.backoffBaseMs,
+        backoffMaxMs: t.backoffMaxMs,
+        progressIntervalMs: t.progressIntervalMs,
+      },
+      this.checkpoints,
+      restored,
+    );
+  }
+
+  private every(intervalMs: number, body: () => unknown): void {
+    const timer = setInterval(() => {
+      try {
+        const result = body();
+        if (result instanceof Promise)
+          result.catch((error) => this.logger.error('loop failed', { error: errorMessage(error) }));
+      } catch (error) {
+        this.logger.error('loop failed', { error: errorMessage(error) });
+      }
+    }, intervalMs);
+    this.timers.push(timer);
+  }
+
+  private stopTimers(): void {
+    this.running = false;
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+  }
+}
+
+/** Stand-in handle for a recorded worker that no longer exists. */
+function goneHandle(process: PersistedProcess): WorkerHandle {
+  return {
+    ref: process.ref,
+    pid: process.pid,
+    startTime: process.startTime,
+    exitObservable: false,
+    signal() {},
+    onExit() {},
+    poll() {},
+    detach() {},
+  };
+}

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { DesiredJob } from '../../../agents/host/desired-state.ts';
+import { buildWorkerEnv, classifyExit, parseReportLine } from '../../../agents/host/worker-protocol.ts';
+
+const job: DesiredJob = {
+  jobId: 'job-1',
+  jobGeneration: 4,
+  worldSize: 2,
+  maxP: 4,
+  totalSteps: 500,
+  checkpointUri: 'file:///ckpt/job-1',
+  resumeStep: 120,
+  masterAddr: '10.0.0.7',
+  masterPort: 29501,
+  workers: [],
+};
+
+describe('buildWorkerEnv', () => {
+  test('sets every protocol variable and CUDA_VISIBLE_DEVICES', () => {
+    const env = buildWorkerEnv(
+      job,
+      {
+        ...({} as DesiredJob['workers'][number]),
+        rank: 1,
+        localRank: 1,
+        gpuIndices: [5],
+        ests: [2, 3],
+        env: { TESSERA_SEED: '3' },
+      },
+      140,
+      { PATH: '/usr/bin', HOME: '/root' },
+    );
+    assert.deepEqual(env, {
+      PATH: '/usr/bin',
+      HOME: '/root',
+      TESSERA_SEED: '3',
+      TESSERA_JOB_ID: 'job-1',
+      TESSERA_GENERATION: '4',
+      TESSERA_RANK: '1',
+      TESSERA_WORLD_SIZE: '2',
+      TESSERA_LOCAL_RANK: '1',
+      TESSERA_MASTER_ADDR: '10.0.0.7',
+      TESSERA_MASTER_PORT: '29501',
+      TESSERA_MAX_P: '4',
+      TESSERA_ESTS: '2,3',
+      TESSERA_TOTAL_STEPS: '500',
+      TESSERA_CHECKPOINT_URI: 'file:///ckpt/job-1',
+      TESSERA_RESUME_STEP: '140',
+      CUDA_VISIBLE_DEVICES: '5',
+    });
+  });
+
+  test("the agent's own TESSERA_* settings do not leak into workers; absent optionals stay absent", () => {
+    const env = buildWorkerEnv(
+      { ...job, maxP: undefined },
+      { ...({} as DesiredJob['workers'][number]), rank: 0, localRank: 0, gpuIndices: [0, 1] },
+      -1,
+      { TESSERA_AGENT_DESIRED_STATE: 'dynamodb:Hosts', TESSERA_RANK: '9', LANG: 'C' },
+    );
+    assert.equal(env.TESSERA_AGENT_DESIRED_STATE, undefined);
+    assert.equal(env.TESSERA_RANK, '0');
+    assert.equal(env.TESSERA_MAX_P, undefined);
+    assert.equal(env.TESSERA_ESTS, undefined);
+    assert.equal(env.TESSERA_RESUME_STEP, '-1');
+    assert.equal(env.CUDA_VISIBLE_DEVICES, '0,1');
+    assert.equal(env.LANG, 'C');
+  });
+});
+
+describe('parseReportLine', () => {
+  test('reads every report event', () => {
+    const lines = [
+      '{"event":"started","step":0,"rank":0,"ests":[0,1]}',
+      '{"event":"progress","step":5,"stepTime":0.25,"samplesPerSecond":512.5,"rank":1}',
+      '{"event":"checkpoint","step":5,"uri":"s3://b/j/step-5"}',
+      '{"event":"finished","step":10}',
+      '{"event":"error","message":"CUDA out of memory"}',
+    ];
+    assert.deepEqual(
+      lines.map((line) => {
+        const parsed = parseReportLine(line);
+        return parsed.kind === 'report' ? parsed.report.event : parsed.kind;
+      }),
+      ['started', 'progress', 'checkpoint', 'finished', 'error'],
+    );
+  });
+
+  test('anything that is not a report object is a log line', () => {
+    for (const line of ['', 'epoch 1 loss 0.3', '[1, 2]', '{"loss": 0.3}', '{"event":"custom"}', '{broken']) {
+      assert.equal(parseReportLine(line).kind, 'log', line);
+    }
+  });
+
+  test('a known event with bad fields is malformed, with the field named', () => {
+    const parsed = parseReportLine(
+      '{"event":"progress","step":-1,"stepTime":"fast","samplesPerSecond":1,"rank":0}',
+    );
+    assert.equal(parsed.kind, 'malformed');
+    if (parsed.kind !== 'malformed') return;
+    assert.ok(parsed.issues.some((issue) => issue.startsWith('step:')));
+    assert.ok(parsed.issues.some((issue) => issue.startsWith('stepTime:')));
+  });
+});
+
+test('classifyExit follows the protocol exit codes', () => {
+  assert.deepEqual([0, 75, 2, 1, 137, null].map(classifyExit), [
+    'finished',
+    'checkpointed',
+    'badConfiguration',
+    'crash',
+    'crash',
+    'crash',
+  ]);
+});
