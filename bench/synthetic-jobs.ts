@@ -40,7 +40,7 @@ export const syntheticJobs = (options: SyntheticJobOptions): JobSpec[] => {
       id: `job-${String(i).padStart(5, '0')}`,
       tenant: `tenant-${i % 7}`,
       model: profile.id,
-      batchSize: choice.batchSize ?? profile.defaultBatchSize,
+      batchSize: choice.batchSize === undefined ? profile.defaultBatchSize : choice.batchSize * gpus,
       gpus,
       iterations: 1_000 + Math.floor(uniform() * 100_000),
       priority: 0,

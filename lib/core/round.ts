@@ -4,7 +4,7 @@ import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
 import { isActive, type JobState } from './model/job.ts';
 import type { PerfModel } from './model/perf.ts';
-import { type Allocation, allocationGpuCount, allocationGpuKeys, type Plan, sameGpus } from './model/plan.ts';
+import { type Allocation, allocationGpuCount, busyGpuCount, type Plan, sameGpus } from './model/plan.ts';
 import type { SchedulerState } from './model/state.ts';
 import { isHolding } from './order/compare.ts';
 import { FreeGpus } from './place/free-gpus.ts';
@@ -80,10 +80,6 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
     actions.filter(
       (a) => a.kind === kind && (reason === undefined || (a.kind === 'stop' && a.reason === reason)),
     ).length;
-  // Packed jobs share GPUs, so count distinct GPUs rather than summing allocations.
-  const busyGpus = new Set<string>();
-  for (const allocation of plan.values()) for (const key of allocationGpuKeys(allocation)) busyGpus.add(key);
-
   return {
     plan,
     actions,
@@ -93,7 +89,7 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
       activeJobs: active.length,
       runningJobs: plan.size,
       waitingJobs: active.length - plan.size,
-      busyGpus: busyGpus.size,
+      busyGpus: busyGpuCount(plan),
       started: count('start'),
       preempted: count('stop', 'preempted'),
       migrated: count('migrate'),

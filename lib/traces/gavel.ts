@@ -100,7 +100,9 @@ const parseTabTrace = (text: string, fileName: string, variant: Variant): Trace 
       gpus,
       iterations,
       priority,
-      ...jobType,
+      model: jobType.model,
+      // Gavel's job types name the batch of one worker; a Tessera job's batch is global.
+      ...(jobType.batchSize !== undefined ? { batchSize: jobType.batchSize * gpus } : {}),
       labels,
     };
     if (duration !== undefined) job.duration = duration;

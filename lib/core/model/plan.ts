@@ -40,12 +40,29 @@ export const gpuKey = (hostId: string, gpu: number): string => `${hostId}#${gpu}
 export const allocationGpuKeys = (allocation: Allocation): string[] =>
   allocation.slices.flatMap((s) => s.gpus.map((g) => gpuKey(s.hostId, g)));
 
-/** Same physical GPUs (order-insensitive), i.e. the job would not move. */
+/** Same physical GPUs (order-insensitive), i.e. the job would not move. Allocation-free: rounds call it per job. */
 export const sameGpus = (a: Allocation | undefined, b: Allocation | undefined): boolean => {
-  if (!a || !b) return a === b;
-  const ka = allocationGpuKeys(a).sort();
-  const kb = allocationGpuKeys(b).sort();
-  return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
+  if (a === b) return true;
+  if (!a || !b || a.slices.length !== b.slices.length) return false;
+  for (const slice of a.slices) {
+    const other = b.slices.find((s) => s.hostId === slice.hostId);
+    if (!other || other.gpus.length !== slice.gpus.length) return false;
+    for (const g of slice.gpus) if (!other.gpus.includes(g)) return false;
+  }
+  return true;
+};
+
+/**
+ * GPUs in use by a plan. A packed pair shares the same GPUs (both allocations name each other), so each pair is
+ * counted once.
+ */
+export const busyGpuCount = (allocations: Iterable<readonly [string, Allocation]>): number => {
+  let busy = 0;
+  for (const [jobId, allocation] of allocations) {
+    if (allocation.packedWith && allocation.packedWith < jobId) continue;
+    busy += allocationGpuCount(allocation);
+  }
+  return busy;
 };
 
 /** The plan a round decides: job id → allocation, for every job that should hold GPUs after the round. */

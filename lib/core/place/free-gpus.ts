@@ -3,19 +3,26 @@ import type { GpuTypeId } from '../model/gpu.ts';
 import { type Allocation, allocationGpuCount } from '../model/plan.ts';
 import { LEVELS, type Level, levelRank } from '../model/topology.ts';
 
+interface Group {
+  readonly hosts: HostEntry[];
+  free: number;
+}
+
 interface HostEntry {
   readonly host: Host;
   readonly order: number;
   /** Free GPU indices, ascending. */
   free: number[];
+  readonly rack: Group;
+  readonly network: Group;
 }
 
 interface TypeIndex {
   readonly hosts: HostEntry[];
   /** buckets[c] = hosts of this type with exactly c free GPUs, for O(gpusPerHost) best-fit lookups. */
   readonly buckets: Set<HostEntry>[];
-  readonly racks: Map<string, HostEntry[]>;
-  readonly networks: Map<string, HostEntry[]>;
+  readonly racks: Map<string, Group>;
+  readonly networks: Map<string, Group>;
   free: number;
   capacity: number;
 }
@@ -31,17 +38,27 @@ export class FreeGpus {
   constructor(cluster: Cluster) {
     cluster.hosts.forEach((host, order) => {
       if (host.state === 'lost' || host.state === 'draining') return;
-      const entry: HostEntry = { host, order, free: Array.from({ length: host.gpuCount }, (_, i) => i) };
-      this.hosts.set(host.id, entry);
       let index = this.types.get(host.gpuType);
       if (!index) {
         index = { hosts: [], buckets: [], racks: new Map(), networks: new Map(), free: 0, capacity: 0 };
         this.types.set(host.gpuType, index);
       }
+      const free: number[] = [];
+      for (let i = 0; i < host.gpuCount; i++) free.push(i);
+      const entry: HostEntry = {
+        host,
+        order,
+        free,
+        rack: group(index.racks, host.rack),
+        network: group(index.networks, `${host.zone}/${host.network}`),
+      };
+      entry.rack.hosts.push(entry);
+      entry.rack.free += host.gpuCount;
+      entry.network.hosts.push(entry);
+      entry.network.free += host.gpuCount;
+      this.hosts.set(host.id, entry);
       index.hosts.push(entry);
       bucket(index, host.gpuCount).add(entry);
-      push(index.racks, host.rack, entry);
-      push(index.networks, `${host.zone}/${host.network}`, entry);
       index.free += host.gpuCount;
       index.capacity += host.gpuCount;
     });
@@ -88,9 +105,13 @@ export class FreeGpus {
       if (!entry) continue;
       const index = this.types.get(entry.host.gpuType)!;
       index.buckets[entry.free.length]!.delete(entry);
+      const before = entry.free.length;
       entry.free = [...new Set([...entry.free, ...slice.gpus])].sort((a, b) => a - b);
+      const added = entry.free.length - before;
       bucket(index, entry.free.length).add(entry);
-      index.free += slice.gpus.length;
+      index.free += added;
+      entry.rack.free += added;
+      entry.network.free += added;
     }
   }
 
@@ -134,10 +155,11 @@ export class FreeGpus {
     const entry = this.hosts.get(hostId)!;
     const index = this.types.get(entry.host.gpuType)!;
     index.buckets[entry.free.length]!.delete(entry);
-    const taken = new Set(gpus);
-    entry.free = entry.free.filter((g) => !taken.has(g));
+    entry.free = entry.free.filter((g) => !gpus.includes(g));
     bucket(index, entry.free.length).add(entry);
     index.free -= gpus.length;
+    entry.rack.free -= gpus.length;
+    entry.network.free -= gpus.length;
   }
 
   private bestHost(index: TypeIndex, count: number): HostSlice[] | undefined {
@@ -153,18 +175,12 @@ export class FreeGpus {
 
   private bestGroup(index: TypeIndex, level: Level, count: number): HostSlice[] | undefined {
     const groups = level === 'rack' ? index.racks : index.networks;
-    let bestHosts: HostEntry[] | undefined;
-    let bestFree = Number.POSITIVE_INFINITY;
-    for (const hosts of groups.values()) {
-      let free = 0;
-      for (const h of hosts) free += h.free.length;
-      if (free >= count && free < bestFree) {
-        bestFree = free;
-        bestHosts = hosts;
-      }
+    let best: Group | undefined;
+    for (const candidate of groups.values()) {
+      if (candidate.free >= count && (!best || candidate.free < best.free)) best = candidate;
     }
-    if (!bestHosts) return undefined;
-    const sorted = bestHosts
+    if (!best) return undefined;
+    const sorted = best.hosts
       .filter((h) => h.free.length > 0)
       .sort((a, b) => b.free.length - a.free.length || a.order - b.order);
     const slices: HostSlice[] = [];
@@ -184,10 +200,13 @@ const bucket = (index: TypeIndex, free: number): Set<HostEntry> => {
   return index.buckets[free]!;
 };
 
-const push = <K, V>(map: Map<K, V[]>, key: K, value: V): void => {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+const group = (map: Map<string, Group>, key: string): Group => {
+  let g = map.get(key);
+  if (!g) {
+    g = { hosts: [], free: 0 };
+    map.set(key, g);
+  }
+  return g;
 };
 
 /** Consolidation level of an allocation on a cluster: the smallest tier that contains all its GPUs. */

@@ -4,6 +4,7 @@ import { Random } from './random.ts';
 /** A model (and batch size) a generated or model-less job may get, with its relative weight. */
 export interface ModelChoice {
   model: string;
+  /** Batch of one GPU worker (Gavel's convention); a job on n GPUs gets a global batch of n × this. */
   batchSize?: number;
   /** Relative probability; default 1. */
   weight?: number;
@@ -74,7 +75,8 @@ export const assignModels = (trace: Trace, { models, seed }: AssignModelsOptions
   const jobs = trace.jobs.map((job) => {
     if (job.model !== undefined) return job;
     const choice = pickModel(rng, models, job.gpus);
-    const batchSize = job.batchSize ?? choice.batchSize;
+    const batchSize =
+      job.batchSize ?? (choice.batchSize === undefined ? undefined : choice.batchSize * job.gpus);
     return batchSize === undefined
       ? { ...job, model: choice.model }
       : { ...job, model: choice.model, batchSize };

@@ -50,7 +50,7 @@ export const generateWorkload = (options: WorkloadOptions): Trace => {
       duration: shape.duration,
       model: choice.model,
     };
-    if (choice.batchSize !== undefined) job.batchSize = choice.batchSize;
+    if (choice.batchSize !== undefined) job.batchSize = choice.batchSize * shape.gpus;
     if (shape.labels !== undefined) job.labels = shape.labels;
     return { job, line: i };
   });

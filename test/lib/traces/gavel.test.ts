@@ -18,7 +18,7 @@ describe('parseGavel', () => {
       iterations: 11005,
       priority: 1,
       model: 'transformer',
-      batchSize: 16,
+      batchSize: 32, // Gavel's per-worker batch 16 × scale factor 2: Tessera batches are global
       labels: { jobType: 'Transformer (batch size 16)', arrival_time: '0' },
     });
   });

@@ -21,13 +21,13 @@ describe('assignModels', () => {
     { model: 'pointnet', batchSize: 32, weight: 4, maxGpus: 1 },
   ];
 
-  test('fills in model and batch size by weight among entries allowing the GPU count', () => {
+  test('fills in model and a global batch (per-GPU batch × GPUs) by weight among entries allowing the GPU count', () => {
     const multi = assignModels(traceOf(new Array(20_000).fill(2)), { models, seed: 1 });
     assertShares(
       multi.jobs.map((j) => `${j.model}/${j.batchSize}`),
       new Map([
-        ['resnet50/64', 0.75],
-        ['vgg19/32', 0.25],
+        ['resnet50/128', 0.75],
+        ['vgg19/64', 0.25],
       ]),
       'model',
     );

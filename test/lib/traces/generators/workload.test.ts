@@ -28,7 +28,7 @@ describe('generateWorkload', () => {
       trace.jobs.slice(0, 2).map((j) => j.id),
       ['x-00', 'x-01'],
     );
-    assert.ok(trace.jobs.every((j) => j.model === 'vgg19' && j.batchSize === 32));
+    assert.ok(trace.jobs.every((j) => j.model === 'vgg19' && j.batchSize === 32 * j.gpus));
   });
 
   test('bad sizes and model lists are refused with the reason', () => {

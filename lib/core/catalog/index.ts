@@ -1,0 +1,6 @@
+export * from './formulas.ts';
+export * from './gpus.ts';
+export * from './instances.ts';
+export * from './models.ts';
+export * from './names.ts';
+export * from './skew.ts';
