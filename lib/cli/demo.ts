@@ -9,9 +9,9 @@ const POLICIES = ['fifo', 'yarn-cs', 'tiresias', 'gandiva', 'srtf', 'tessera'];
 const TRACE = 'philly';
 const CLUSTER = 'crius-testbed-64';
 
-const workload = loadWorkload({ trace: TRACE, cluster: CLUSTER, skipDays: 7, days: 1, seed: 1 });
+const workload = loadWorkload({ trace: TRACE, cluster: CLUSTER, skipDays: 49, days: 0.5, seed: 1 });
 process.stderr.write(
-  `Tessera demo: replaying one day of the Philly trace (${workload.jobs.length} jobs) on ${CLUSTER} under ${POLICIES.length} policies\n`,
+  `Tessera demo: replaying half a day of the busy Philly weeks (${workload.jobs.length} jobs) on ${CLUSTER} under ${POLICIES.length} policies\n`,
 );
 const runs = POLICIES.flatMap((name) => {
   const bar = progress(name.padEnd(10));
