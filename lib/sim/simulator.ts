@@ -1,3 +1,5 @@
+import { findGpuType } from '../core/catalog/gpus.ts';
+import { getInstanceOffering, instanceOfferingsFor } from '../core/catalog/instances.ts';
 import type { Action } from '../core/model/action.ts';
 import type { Cluster, Host } from '../core/model/cluster.ts';
 import type { JobSpec, JobState, JobStatus } from '../core/model/job.ts';
@@ -61,6 +63,9 @@ export interface JobRecord {
   readonly gpuSeconds: number;
   /** Exposed communication seconds (iterations × per-iteration communication on its placements). */
   readonly commSeconds: number;
+  /** On-demand dollars for the GPUs it held (hosts whose GPU type has no EC2 price count in `unpricedGpuSeconds`). */
+  readonly cost: number;
+  readonly unpricedGpuSeconds: number;
   readonly restarts: number;
   readonly migrations: number;
   /** JCT alone on its best allocation from its arrival, under the executor's model. */
@@ -107,6 +112,11 @@ interface SimJob {
   /** Iterations per second on the current allocation, under the executor's model. */
   rate: number;
   commPerIteration: number;
+  /** Dollars per second and unpriced GPUs of the current allocation. */
+  dollarsPerSecond: number;
+  unpricedGpus: number;
+  cost: number;
+  unpricedGpuSeconds: number;
   pausedUntil: number;
   commSeconds: number;
   measuredThroughput?: number;
@@ -156,6 +166,8 @@ export const simulate = (input: SimInput): SimResult => {
     if (!job.allocation) {
       job.rate = 0;
       job.commPerIteration = 0;
+      job.dollarsPerSecond = 0;
+      job.unpricedGpus = 0;
       return;
     }
     const shape = shapeOf(job.allocation, hostOf);
@@ -174,6 +186,13 @@ export const simulate = (input: SimInput): SimResult => {
     }
     job.rate = alone.iterationsPerSecond * factor;
     job.commPerIteration = alone.commSeconds;
+    job.dollarsPerSecond = 0;
+    job.unpricedGpus = 0;
+    for (const slice of job.allocation.slices) {
+      const price = hostPricePerGpuSecond(hosts.get(slice.hostId));
+      if (price === undefined) job.unpricedGpus += slice.gpus.length;
+      else job.dollarsPerSecond += price * slice.gpus.length;
+    }
     job.measuredThroughput = job.rate;
   };
 
@@ -193,6 +212,8 @@ export const simulate = (input: SimInput): SimResult => {
         job.progress += done;
         job.commSeconds += done * job.commPerIteration;
       }
+      job.cost += job.dollarsPerSecond * dt;
+      job.unpricedGpuSeconds += job.unpricedGpus * dt;
     }
     now = t;
   };
@@ -334,6 +355,10 @@ export const simulate = (input: SimInput): SimResult => {
         migrations: 0,
         rate: 0,
         commPerIteration: 0,
+        dollarsPerSecond: 0,
+        unpricedGpus: 0,
+        cost: 0,
+        unpricedGpuSeconds: 0,
         pausedUntil: 0,
         commSeconds: 0,
       };
@@ -379,6 +404,25 @@ export const simulate = (input: SimInput): SimResult => {
   };
 };
 
+/**
+ * On-demand price of one GPU of a host per second: its instance type's price when known, else the cheapest EC2
+ * offering of its GPU type per GPU; undefined for GPU types not sold on EC2 (the papers' A40, P100, …).
+ */
+const hostPricePerGpuSecond = (host: Host | undefined): number | undefined => {
+  if (!host) return undefined;
+  if (host.instanceType) {
+    try {
+      const offering = getInstanceOffering(host.instanceType);
+      return offering.onDemandPerHour / offering.gpus / 3600;
+    } catch {
+      // Unknown instance type: fall back to the GPU type's cheapest offering.
+    }
+  }
+  const offerings = findGpuType(host.gpuType) ? instanceOfferingsFor(host.gpuType) : [];
+  if (offerings.length === 0) return undefined;
+  return Math.min(...offerings.map((o) => o.onDemandPerHour / o.gpus)) / 3600;
+};
+
 const record = (job: SimJob, input: SimInput, truth: PerfModel, endTime: number): JobRecord => {
   const finish = job.finishTime;
   const until = finish ?? endTime;
@@ -395,6 +439,8 @@ const record = (job: SimJob, input: SimInput, truth: PerfModel, endTime: number)
     runningSeconds: job.runningSeconds,
     gpuSeconds: job.attainedService,
     commSeconds: job.commSeconds,
+    cost: job.cost,
+    unpricedGpuSeconds: job.unpricedGpuSeconds,
     restarts: job.restarts,
     migrations: job.migrations,
     jctLowerBound: jctLowerBound(job.spec, input.cluster, truth),

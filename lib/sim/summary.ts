@@ -23,6 +23,10 @@ export interface SimSummary {
   readonly migrations: number;
   readonly restarts: number;
   readonly commLatency: number;
+  /** On-demand dollars for the GPU time used, at the catalog's EC2 list prices (see `unpricedGpuHours`). */
+  readonly cost: number;
+  /** GPU-hours on GPU types without an EC2 price (not in `cost`). */
+  readonly unpricedGpuHours: number;
   readonly jctLowerBound: number;
   readonly rounds: number;
   readonly simulatedSeconds: number;
@@ -58,6 +62,8 @@ export const summarize = (result: SimResult, trace: string, wallSeconds: number)
     migrations: result.jobs.reduce((s, j) => s + j.migrations, 0),
     restarts: result.jobs.reduce((s, j) => s + j.restarts, 0),
     commLatency: result.jobs.reduce((s, j) => s + j.commSeconds, 0),
+    cost: result.jobs.reduce((s, j) => s + j.cost, 0),
+    unpricedGpuHours: result.jobs.reduce((s, j) => s + j.unpricedGpuSeconds, 0) / 3600,
     jctLowerBound: mean(completed.map((j) => j.jctLowerBound)),
     rounds: result.rounds,
     simulatedSeconds: span,

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { expandCluster } from '../../../lib/clusters/spec.ts';
+import { getInstanceOffering } from '../../../lib/core/catalog/instances.ts';
 import type { JobSpec } from '../../../lib/core/model/job.ts';
 import { allocationGpuKeys } from '../../../lib/core/model/plan.ts';
 import { getPolicy, policyNames } from '../../../lib/core/policies/index.ts';
@@ -106,6 +108,30 @@ describe('simulator invariants (property tests on random clusters and traces)', 
     assert.equal(solo!.jct, 100); // 4 GPUs × 2 it/s = 8 it/s → 800 iterations in 100 s
     assert.equal(solo!.queueing, 0);
     assert.equal(result.makespan, 100);
+  });
+
+  test('GPU time is priced at the host instance type’s on-demand price; GPUs not sold on EC2 are counted apart', () => {
+    const priced = expandCluster({
+      name: 'priced',
+      groups: [{ gpuType: 'A100-40GB', hosts: 1, gpusPerHost: 8, instanceType: 'p4d.24xlarge' }],
+    });
+    const run = simulate({
+      cluster: priced,
+      jobs: [spec({ id: 'a', gpus: 4, iterations: 800 })],
+      policy: getPolicy('fifo'),
+      perf: linearPerf({ 'A100-40GB': 2 }),
+    });
+    const p4d = getInstanceOffering('p4d.24xlarge');
+    assert.ok(Math.abs(run.jobs[0]!.cost - (4 * (p4d.onDemandPerHour / 8) * 100) / 3600) < 1e-9);
+    assert.equal(run.jobs[0]!.unpricedGpuSeconds, 0);
+    const unpriced = simulate({
+      cluster: cluster([{ gpuType: 'A40', hosts: 1, gpusPerHost: 4 }]),
+      jobs: [spec({ id: 'b', gpus: 2, iterations: 200 })],
+      policy: getPolicy('fifo'),
+      perf: linearPerf({ A40: 1 }),
+    });
+    assert.equal(unpriced.jobs[0]!.cost, 0);
+    assert.equal(unpriced.jobs[0]!.unpricedGpuSeconds, 200);
   });
 
   test('a preempted job pays the restart cost and resumes where it stopped', () => {

@@ -60,6 +60,8 @@ export const syntheticRun = (shape: RunShape): PolicyRun => {
       runningSeconds: completed ? running : 0,
       gpuSeconds: completed ? running * gpus : 0,
       commSeconds: completed ? running * 0.05 : 0,
+      cost: completed ? running * gpus * 0.001 : 0,
+      unpricedGpuSeconds: 0,
       restarts: Math.floor(next() * 3),
       migrations: Math.floor(next() * 2),
       jctLowerBound: running * 0.8,
