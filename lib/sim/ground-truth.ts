@@ -92,6 +92,11 @@ export class GroundTruthPerfModel implements PerfModel {
     });
   }
 
+  /** The largest factor `jobThroughput`'s noise can speed a job up by: bounds stay bounds under noise. */
+  get maxJobNoise(): number {
+    return Math.exp(this.options.noiseSigma * this.options.clampSigmas);
+  }
+
   /** Throughput of one job on one allocation: `throughput` × small deterministic noise for that (job, allocation). */
   jobThroughput(jobId: string, allocation: Allocation, query: ThroughputQuery): ThroughputEstimate {
     const estimate = this.throughput(query);

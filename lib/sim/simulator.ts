@@ -3,7 +3,7 @@ import { getInstanceOffering, instanceOfferingsFor } from '../core/catalog/insta
 import type { Action } from '../core/model/action.ts';
 import type { Cluster, Host } from '../core/model/cluster.ts';
 import type { JobSpec, JobState, JobStatus } from '../core/model/job.ts';
-import type { PerfModel } from '../core/model/perf.ts';
+import type { PerfModel, ThroughputEstimate, ThroughputQuery } from '../core/model/perf.ts';
 import { type Allocation, allocationGpuCount, busyGpuCount } from '../core/model/plan.ts';
 import { initialSchedulerState, type SchedulerState } from '../core/model/state.ts';
 import { shapeOf } from '../core/place/free-gpus.ts';
@@ -30,6 +30,12 @@ export const DEFAULT_SIM_CONFIG: SimConfig = {
   seed: 0,
 };
 
+/** The executor's model: a PerfModel, optionally with per-(job, allocation) noise bounded by `maxJobNoise`. */
+export interface ExecutorModel extends PerfModel {
+  jobThroughput?(jobId: string, allocation: Allocation, query: ThroughputQuery): ThroughputEstimate;
+  readonly maxJobNoise?: number;
+}
+
 export interface SimInput {
   readonly cluster: Cluster;
   readonly jobs: readonly JobSpec[];
@@ -37,7 +43,7 @@ export interface SimInput {
   /** What the scheduler believes. */
   readonly perf: PerfModel;
   /** What really happens (the executor's model); defaults to `perf`. */
-  readonly truth?: PerfModel;
+  readonly truth?: ExecutorModel;
   readonly config?: Partial<SimConfig>;
   /** Called now and then with the fraction of jobs that have ended. */
   readonly onProgress?: (fraction: number, simSeconds: number) => void;
@@ -130,7 +136,7 @@ const EPSILON = 1e-9;
  */
 export const simulate = (input: SimInput): SimResult => {
   const config: SimConfig = { ...DEFAULT_SIM_CONFIG, ...input.config };
-  const truth = input.truth ?? input.perf;
+  const truth: ExecutorModel = input.truth ?? input.perf;
   const hosts = new Map<string, Host>(input.cluster.hosts.map((h) => [h.id, h]));
   const hostOf = (id: string) => hosts.get(id);
   const totalGpus = input.cluster.hosts.reduce((n, h) => n + h.gpuCount, 0);
@@ -171,13 +177,16 @@ export const simulate = (input: SimInput): SimResult => {
       return;
     }
     const shape = shapeOf(job.allocation, hostOf);
-    const alone = truth.throughput({
+    const query = {
       model: job.spec.model,
       batchSize: job.spec.batchSize,
       gpuType: job.allocation.gpuType,
       gpus: shape.gpus,
       shape: { level: shape.level, hosts: shape.hosts },
-    });
+    };
+    const alone = truth.jobThroughput
+      ? truth.jobThroughput(job.spec.id, job.allocation, query)
+      : truth.throughput(query);
     let factor = 1;
     const partner = job.allocation.packedWith ? active.get(job.allocation.packedWith) : undefined;
     if (partner?.allocation) {
@@ -423,7 +432,7 @@ const hostPricePerGpuSecond = (host: Host | undefined): number | undefined => {
   return Math.min(...offerings.map((o) => o.onDemandPerHour / o.gpus)) / 3600;
 };
 
-const record = (job: SimJob, input: SimInput, truth: PerfModel, endTime: number): JobRecord => {
+const record = (job: SimJob, input: SimInput, truth: ExecutorModel, endTime: number): JobRecord => {
   const finish = job.finishTime;
   const until = finish ?? endTime;
   return {
@@ -452,7 +461,7 @@ const record = (job: SimJob, input: SimInput, truth: PerfModel, endTime: number)
  * the allocations any policy may give it (allowed types; half, requested or double GPU count; elastic up to 2·maxP;
  * every consolidation level the cluster offers).
  */
-export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: PerfModel): number => {
+export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: ExecutorModel): number => {
   const perType = new Map<string, { gpus: number; largestHost: number }>();
   for (const h of cluster.hosts) {
     const c = perType.get(h.gpuType) ?? { gpus: 0, largestHost: 0 };
@@ -490,5 +499,6 @@ export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: PerfModel)
       }
     }
   }
-  return best > 0 ? spec.iterations / best : Number.POSITIVE_INFINITY;
+  // Per-job noise can speed a job up by at most `maxJobNoise`: divide it in so the bound holds for every draw.
+  return best > 0 ? spec.iterations / (best * (truth.maxJobNoise ?? 1)) : Number.POSITIVE_INFINITY;
 };
