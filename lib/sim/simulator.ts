@@ -2,7 +2,7 @@ import { findGpuType } from '../core/catalog/gpus.ts';
 import { getInstanceOffering, instanceOfferingsFor } from '../core/catalog/instances.ts';
 import type { Action } from '../core/model/action.ts';
 import type { Cluster, Host } from '../core/model/cluster.ts';
-import type { JobSpec, JobState, JobStatus } from '../core/model/job.ts';
+import { type JobSpec, type JobState, type JobStatus, newJobState } from '../core/model/job.ts';
 import type { PerfModel, ThroughputEstimate, ThroughputQuery } from '../core/model/perf.ts';
 import { type Allocation, allocationGpuCount, busyGpuCount } from '../core/model/plan.ts';
 import { initialSchedulerState, type SchedulerState } from '../core/model/state.ts';
@@ -354,14 +354,7 @@ export const simulate = (input: SimInput): SimResult => {
     while (nextArrival < arrivals.length && arrivals[nextArrival]!.submitTime <= now) {
       const spec = arrivals[nextArrival++]!;
       const job: SimJob = {
-        spec,
-        status: 'queued',
-        progress: 0,
-        attainedService: 0,
-        runningSeconds: 0,
-        waitingSince: spec.submitTime,
-        restarts: 0,
-        migrations: 0,
+        ...newJobState(spec),
         rate: 0,
         commPerIteration: 0,
         dollarsPerSecond: 0,
