@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import type { Ec2Snapshot } from './ec2/model.ts';
+import { Ec2Service } from './ec2/service.ts';
+import { DEFAULT_TOPOLOGY_LAYOUT, validateTopologyLayout } from './ec2/topology.ts';
+import type { Instance, TopologyLayout } from './ec2/types.ts';
+import { type EventBusSnapshot, LocalEventBus } from './events/bus.ts';
+import { handleEventsRequest } from './events/service.ts';
+import { createProxy } from './http-proxy.ts';
+import { send, sendJson } from './http-util.ts';
+import { isServedService, routeRequest, type ServiceName } from './routing.ts';
+import { type QueueDefinition, SQS_ACCOUNT_ID, type SqsEmulator, startSqsEmulator } from './sqs-emulator.ts';
+import { StateFile } from './state-file.ts';
+import { escapeXml } from './xml.ts';
+
+/**
+ * One LocalStack-style port for the AWS APIs Tessera uses: DynamoDB (real DynamoDB Local,
+ * proxied), SQS (fauxqs, in-process), and small EC2 and EventBridge shims. Requests are routed
+ * by SigV4 credential scope, falling back to X-Amz-Target.
+ */
+export interface LocalEndpointOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  host?: string;
+  region?: string;
+  /** Persist state here (DynamoDB data, EC2/EventBridge state, SQS queue definitions); in memory when absent. */
+  dataDir?: string;
+  ec2?: {
+    /** pending → running delay (ms). */
+    pendingMs?: number;
+    /** shutting-down → terminated delay (ms). */
+    shuttingDownMs?: number;
+    terminatedRetentionMs?: number;
+    topology?: Partial<TopologyLayout>;
+    /** Max live instances per instance type; launches beyond it fail with InsufficientInstanceCapacity. */
+    capacity?: Record<string, number>;
+  };
+  dynamodb?: { startTimeoutMs?: number };
+  /** Diagnostic lines (startup, listener failures); silent by default. */
+  log?: (line: string) => void;
+}
+
+export interface LocalEndpoint {
+  readonly url: string;
+  readonly port: number;
+  readonly region: string;
+  readonly accountId: string;
+  /** The local EventBridge: `subscribe`, `onEvent`, `scheduledRules`, `fireSchedule`, and the API operations. */
+  readonly events: LocalEventBus;
+  /** In-process view of the EC2 shim. */
+  readonly ec2: {
+    instances(): Instance[];
+    interruptSpot(instanceId: string, options?: { noticeMs?: number }): void;
+  };
+  readonly dynamodbLocal: { readonly port: number; readonly pid: number };
+  stop(): Promise<void>;
+}
+
+const SQS_MUTATIONS = new Set(['CreateQueue', 'DeleteQueue', 'SetQueueAttributes', 'TagQueue', 'UntagQueue']);
+
+export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Promise<LocalEndpoint> {
+  const host = options.host ?? '127.0.0.1';
+  const region = options.region ?? 'us-east-1';
+  const requestedPort = options.port ?? 4566;
+  if (!Number.isInteger(requestedPort) || requestedPort < 0 || requestedPort > 65535) {
+    throw new RangeError(`port must be an integer 0-65535, got ${options.port}`);
+  }
+  const log = options.log ?? (() => {});
+  const accountId = SQS_ACCOUNT_ID;
+  let url = '';
+
+  const files = options.dataDir
+    ? {
+        ec2: new StateFile<Ec2Snapshot>(join(options.dataDir, 'ec2.json')),
+        events: new StateFile<EventBusSnapshot>(join(options.dataDir, 'events.json')),
+        sqs: new StateFile<QueueDefinition[]>(join(options.dataDir, 'sqs-queues.json')),
+      }
+    : undefined;
+
+  const bus = new LocalEventBus({
+    region,
+    accountId,
+    clock: Date.now,
+    newEventId: randomUUID,
+    onListenerError: (error) =>
+      log(`event listener failed: ${error instanceof Error ? error.stack : String(error)}`),
+  });
+  const ec2 = new Ec2Service({
+    region,
+    accountId,
+    pendingMs: options.ec2?.pendingMs ?? 500,
+    shuttingDownMs: options.ec2?.shuttingDownMs ?? 500,
+    terminatedRetentionMs: options.ec2?.terminatedRetentionMs ?? 3_600_000,
+    topology: validateTopologyLayout({ ...DEFAULT_TOPOLOGY_LAYOUT, ...options.ec2?.topology }),
+    ...(options.ec2?.capacity ? { capacity: options.ec2.capacity } : {}),
+    bus,
+    onChange: () => files?.ec2.save(ec2.model.snapshot()),
+  });
+  if (files) {
+    // Rules first: restoring EC2 may publish state changes that fell due while we were down.
+    const eventsState = files.events.load();
+    if (eventsState) bus.restore(eventsState);
+    const ec2State = files.ec2.load();
+    if (ec2State) ec2.restore(ec2State);
+    bus.onChange(() => files.events.save(bus.snapshot()));
+  }
+
+  let dynamodb: DynamoDbLocal | undefined;
+  let sqs: SqsEmulator | undefined;
+  const stopServices = async () => {
+    ec2.stop();
+    await Promise.allSettled([dynamodb?.stop(), sqs?.stop()]);
+  };
+  const started = await Promise.allSettled([
+    startDynamoDbLocal({
+      ...(options.dataDir ? { dataDir: join(options.dataDir, 'dynamodb') } : {}),
+      ...(options.dynamodb?.startTimeoutMs ? { startTimeoutMs: options.dynamodb.startTimeoutMs } : {}),
+    }).then((d) => {
+      dynamodb = d;
+    }),
+    startSqsEmulator({ endpointUrl: () => url, region }).then((s) => {
+      sqs = s;
+    }),
+  ]);
+  const failure = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure || !dynamodb || !sqs) {
+    await stopServices();
+    throw failure?.reason ?? new Error('local endpoint services failed to start');
+  }
+  const ddb: DynamoDbLocal = dynamodb;
+  const sqsEmulator: SqsEmulator = sqs;
+  const dynamoProxy = createProxy(ddb.port);
+
+  const handlers: Record<ServiceName, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>> = {
+    dynamodb: (req, res) =>
+      dynamoProxy.forward(req, res, (error) => {
+        if (!res.headersSent) {
+          sendJson(res, 502, {
+            __type: 'ServiceUnavailable',
+            message: `DynamoDB Local unreachable: ${error.message}`,
+          });
+        } else {
+          res.destroy(error);
+        }
+      }),
+    sqs: (req, res) => {
+      const action = String(req.headers['x-amz-target'] ?? '').replace(/^AmazonSQS\./, '');
+      if (files && SQS_MUTATIONS.has(action)) {
+        res.on('finish', () => files.sqs.save(sqsEmulator.queueDefinitions()));
+      }
+      sqsEmulator.handle(req, res);
+    },
+    ec2: (req, res) => ec2.handle(req, res),
+    events: (req, res) => handleEventsRequest(bus, req, res),
+  };
+
+  const server: Server = createServer((req, res) => {
+    void dispatch(req, res).catch((error) => {
+      log(`request failed: ${error instanceof Error ? error.stack : String(error)}`);
+      if (!res.headersSent) sendJson(res, 500, { __type: 'InternalFailure', message: String(error) });
+      else res.destroy();
+    });
+  });
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if ((req.method === 'GET' || req.method === 'HEAD') && path === '/_localstack/health') {
+      sendJson(res, 200, {
+        services: {
+          dynamodb: ddb.isRunning() ? 'running' : 'error',
+          sqs: 'running',
+          ec2: 'running',
+          events: 'running',
+        },
+        edition: 'tessera-local',
+      });
+      return;
+    }
+    const route = routeRequest(req.headers, req.url);
+    if (!route) {
+      unknownService(
+        req,
+        res,
+        'MissingServiceIdentification',
+        'Cannot tell which AWS service this request is for: sign it with SigV4 (credential scope names the service) or send X-Amz-Target',
+      );
+      return;
+    }
+    if (!isServedService(route.service)) {
+      unknownService(
+        req,
+        res,
+        'UnsupportedService',
+        `The local endpoint does not emulate service '${route.service}' (from ${route.via}); it serves dynamodb, sqs, ec2, events`,
+      );
+      return;
+    }
+    await handlers[route.service](req, res);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(requestedPort, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (error: NodeJS.ErrnoException) => {
+    await stopServices();
+    dynamoProxy.close();
+    throw error.code === 'EADDRINUSE'
+      ? new Error(
+          `port ${requestedPort} on ${host} is already in use (another LocalStack or endpoint running?)`,
+        )
+      : error;
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : requestedPort;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  url = `http://${urlHost}:${port}`;
+  // Queue URLs embed the endpoint's address, so saved queues come back only once it is known.
+  const savedQueues = files?.sqs.load();
+  if (savedQueues) sqsEmulator.restoreQueues(savedQueues);
+  log(`local AWS endpoint on ${url} (DynamoDB Local on 127.0.0.1:${ddb.port}, pid ${ddb.pid})`);
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await stopServices();
+      dynamoProxy.close();
+      await closed;
+      if (files) {
+        files.ec2.save(ec2.model.snapshot());
+        files.events.save(bus.snapshot());
+        files.sqs.save(sqsEmulator.queueDefinitions());
+      }
+    })();
+    return stopping;
+  };
+
+  return {
+    url,
+    port,
+    region,
+    accountId,
+    events: bus,
+    ec2: {
+      instances: () => ec2.instances(),
+      interruptSpot: (instanceId, opts) => ec2.interruptSpot(instanceId, opts),
+    },
+    dynamodbLocal: { port: ddb.port, pid: ddb.pid },
+    stop,
+  };
+}
+
+function unknownService(req: IncomingMessage, res: ServerResponse, code: string, message: string): void {
+  req.resume();
+  const contentType = String(req.headers['content-type'] ?? '');
+  if (contentType.includes('json')) {
+    sendJson(res, 400, { __type: code, message }, contentType.split(';')[0]);
+    return;
+  }
+  const xml =
+    `<?xml version="1.0" encoding="UTF-8"?>\n<ErrorResponse><Error><Type>Sender</Type><Code>${code}</Code>` +
+    `<Message>${escapeXml(message)}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`;
+  send(res, 400, 'text/xml;charset=UTF-8', xml);
+}
