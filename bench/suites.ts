@@ -1,9 +1,24 @@
+import { assignSuite } from './assign.ts';
+import { criusSuite } from './crius.ts';
+import { dallySuite } from './dally.ts';
+import { dallyCalibrationSuite } from './dally-calibration.ts';
+import { easyscaleSuite } from './easyscale.ts';
 import { roundSuite } from './round.ts';
 import { simSuite } from './sim.ts';
+import { tesseraeSuite } from './tesserae.ts';
 import type { BenchSuite } from './types.ts';
 
 export const BENCH_SUITES: ReadonlyMap<string, BenchSuite> = new Map(
-  [roundSuite, simSuite].map((s) => [s.name, s]),
+  [
+    roundSuite,
+    simSuite,
+    dallySuite,
+    dallyCalibrationSuite,
+    tesseraeSuite,
+    assignSuite,
+    easyscaleSuite,
+    criusSuite,
+  ].map((s) => [s.name, s]),
 );
 
 export const getSuite = (name: string): BenchSuite => {

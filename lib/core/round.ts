@@ -60,12 +60,18 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   const { policy } = input;
   const ctx = roundContext(input);
   const unschedulable: Unschedulable[] = [];
-  const active: JobState[] = [];
+  let active: JobState[] = [];
   for (const job of input.jobs) {
     if (!isActive(job.status)) continue;
     const reason = isHolding(job) ? undefined : unschedulableReason(job.spec, ctx);
     if (reason) unschedulable.push({ jobId: job.spec.id, reason });
     else active.push(job);
+  }
+  const rejected = policy.allocate.reject?.(active, ctx) ?? [];
+  if (rejected.length > 0) {
+    const ids = new Set(rejected.map((r) => r.jobId));
+    unschedulable.push(...rejected);
+    active = active.filter((job) => !ids.has(job.spec.id));
   }
 
   const ordered = policy.order.order(active, ctx);
@@ -75,6 +81,12 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   if (policy.pack) plan = policy.pack.pack(ordered, plan, free, ctx);
   if (policy.migrate) plan = policy.migrate.relabel(ordered, plan, free, ctx);
 
+  // Learning stages fold the round's outcome into the state, in pipeline order (each sees the previous one's update).
+  let state = input.state;
+  for (const stage of [policy.order, policy.allocate, policy.place, policy.pack, policy.migrate]) {
+    if (stage?.nextState) state = stage.nextState(ordered, plan, { ...ctx, state });
+  }
+
   const actions = diffActions(ordered, plan, unschedulable);
   const count = (kind: Action['kind'], reason?: StopReason) =>
     actions.filter(
@@ -83,7 +95,7 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   return {
     plan,
     actions,
-    state: { ...input.state, round: input.state.round + 1, lastRoundAt: input.now },
+    state: { ...state, round: input.state.round + 1, lastRoundAt: input.now },
     stats: {
       round: input.state.round + 1,
       activeJobs: active.length,

@@ -1,8 +1,9 @@
+import type { ElasticDemand } from './elastic/demand.ts';
 import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
 import type { JobState } from './model/job.ts';
 import type { PerfModel } from './model/perf.ts';
-import type { Allocation, Cell } from './model/plan.ts';
+import type { Allocation, Cell, Plan } from './model/plan.ts';
 import type { SchedulerState } from './model/state.ts';
 import type { Level } from './model/topology.ts';
 import type { FreeGpus } from './place/free-gpus.ts';
@@ -43,22 +44,48 @@ export interface Demand {
   readonly cell?: Cell;
   /** Worst consolidation level the job accepts this round (Dally timers, Tiresias skew). */
   readonly maxLevel?: Level;
+  /**
+   * EasyScale plan of an elastic job: GPUs per type (possibly several types) and ESTs per GPU of each type. `gpuType`
+   * and `gpus` then name the type holding most of its GPUs and the total; only an elastic placement stage
+   * (lib/core/elastic/tier.ts) places it.
+   */
+  readonly elastic?: ElasticDemand;
+}
+
+/**
+ * Optional on every stage: fold what the round decided into the scheduler state (Dally's auto-tuner records how
+ * long each job waited before it accepted an offer). `scheduleRound` calls it after pack and migrate with the final
+ * plan, stage by stage in pipeline order, `ctx.state` being the state as updated so far. Pure.
+ */
+export interface StateContribution {
+  nextState?(ordered: readonly JobState[], plan: Plan, ctx: RoundContext): SchedulerState;
 }
 
 /** QueueSort: every active job, most important first. Ties must be broken deterministically. */
-export interface OrderStage {
+export interface OrderStage extends StateContribution {
   readonly name: string;
   order(jobs: readonly JobState[], ctx: RoundContext): JobState[];
 }
 
 /** Admission + sizing: which jobs get GPUs this round and how many of which type, in priority order. */
-export interface AllocateStage {
+export interface AllocateStage extends StateContribution {
   readonly name: string;
   allocate(ordered: readonly JobState[], ctx: RoundContext): Map<string, Demand>;
+  /**
+   * Optional admission control before ordering: jobs to end now, with the reason (Crius-DDL and ElasticFlow drop
+   * jobs whose deadline cannot be met; Crius drops jobs no Cell of which fits in memory). They get a `stop`
+   * with reason `unschedulable`. Pure.
+   */
+  reject?(jobs: readonly JobState[], ctx: RoundContext): readonly Rejection[];
+}
+
+export interface Rejection {
+  readonly jobId: string;
+  readonly reason: string;
 }
 
 /** Concrete GPUs for the admitted demands. Jobs it cannot place stay queued. */
-export interface PlaceStage {
+export interface PlaceStage extends StateContribution {
   readonly name: string;
   place(
     ordered: readonly JobState[],
@@ -69,7 +96,7 @@ export interface PlaceStage {
 }
 
 /** Co-locate waiting jobs onto placed jobs' GPUs. */
-export interface PackStage {
+export interface PackStage extends StateContribution {
   readonly name: string;
   pack(
     ordered: readonly JobState[],
@@ -83,7 +110,7 @@ export interface PackStage {
  * Decide which jobs move: relabel the new plan onto physical GPUs so that as few jobs as possible move (Tesserae), or
  * move jobs to better-consolidated free GPUs (Gandiva's introspection). `free` holds what the plan leaves unused.
  */
-export interface MigrateStage {
+export interface MigrateStage extends StateContribution {
   readonly name: string;
   relabel(
     ordered: readonly JobState[],

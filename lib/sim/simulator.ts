@@ -4,11 +4,12 @@ import type { Action } from '../core/model/action.ts';
 import type { Cluster, Host } from '../core/model/cluster.ts';
 import { type JobSpec, type JobState, type JobStatus, newJobState } from '../core/model/job.ts';
 import type { PerfModel, ThroughputEstimate, ThroughputQuery } from '../core/model/perf.ts';
-import { type Allocation, allocationGpuCount, busyGpuCount } from '../core/model/plan.ts';
+import { type Allocation, allocationGpuCount, busyGpuCount, sameGpus } from '../core/model/plan.ts';
 import { initialSchedulerState, type SchedulerState } from '../core/model/state.ts';
 import { shapeOf } from '../core/place/free-gpus.ts';
 import { type RoundOutput, scheduleRound } from '../core/round.ts';
 import type { Policy, RoundConfig } from '../core/stages.ts';
+import { elasticExecutorThroughput, elasticRateBound } from './elastic.ts';
 
 export interface SimConfig {
   /** Seconds between scheduled rounds; rounds also run on arrivals and completions. */
@@ -49,6 +50,17 @@ export interface SimInput {
   readonly onProgress?: (fraction: number, simSeconds: number) => void;
   /** Observer of every round's outcome (tests check invariants on it). */
   readonly onRound?: (now: number, output: RoundOutput) => void;
+  /**
+   * Observer of the executor after every round: each running job's iterations per second from now on, and when
+   * its restart pause ends (benchmarks integrate cluster throughput from it).
+   */
+  readonly onRates?: (now: number, running: readonly RunningRate[]) => void;
+}
+
+export interface RunningRate {
+  readonly jobId: string;
+  readonly rate: number;
+  readonly pausedUntil: number;
 }
 
 export type JobOutcome = 'completed' | 'unschedulable' | 'stalled' | 'unfinished';
@@ -184,9 +196,14 @@ export const simulate = (input: SimInput): SimResult => {
       gpus: shape.gpus,
       shape: { level: shape.level, hosts: shape.hosts },
     };
-    const alone = truth.jobThroughput
-      ? truth.jobThroughput(job.spec.id, job.allocation, query)
-      : truth.throughput(query);
+    const alone =
+      job.spec.elastic && job.allocation.ests
+        ? elasticExecutorThroughput(truth, job.spec, job.allocation, hostOf, query)
+        : truth.jobThroughput
+          ? truth.jobThroughput(job.spec.id, job.allocation, query)
+          : job.allocation.cell && truth.cellThroughput
+            ? truth.cellThroughput(query, job.allocation.cell)
+            : truth.throughput(query);
     let factor = 1;
     const partner = job.allocation.packedWith ? active.get(job.allocation.packedWith) : undefined;
     if (partner?.allocation) {
@@ -315,12 +332,26 @@ export const simulate = (input: SimInput): SimResult => {
     state = out.state;
     input.onRound?.(now, out);
     for (const action of out.actions) apply(action);
+    // Packing moves no GPUs, so it makes no action, yet the executor must know who shares GPUs with whom: jobs
+    // whose GPUs did not change take the plan's allocation (with or without `packedWith`).
+    for (const [jobId, allocation] of out.plan) {
+      const job = active.get(jobId);
+      if (job?.allocation && job.allocation !== allocation && sameGpus(job.allocation, allocation))
+        job.allocation = allocation;
+    }
     for (const job of active.values()) {
       // Packed partners' rates depend on each other, and allocations may have changed: refresh all running jobs.
       if (job.allocation) rateOf(job);
       else job.rate = 0;
     }
     recountBusy();
+    if (input.onRates) {
+      const rates: RunningRate[] = [];
+      for (const job of active.values()) {
+        if (job.allocation) rates.push({ jobId: job.spec.id, rate: job.rate, pausedUntil: job.pausedUntil });
+      }
+      input.onRates(now, rates);
+    }
     let running = 0;
     for (const job of active.values()) if (job.allocation) running++;
     waitingJobs = active.size - running;
@@ -330,12 +361,17 @@ export const simulate = (input: SimInput): SimResult => {
 
   while (ended < arrivals.length) {
     let tCompletion = Number.POSITIVE_INFINITY;
-    for (const job of active.values()) tCompletion = Math.min(tCompletion, completionTime(job));
+    let elasticRunning = false;
+    for (const job of active.values()) {
+      tCompletion = Math.min(tCompletion, completionTime(job));
+      if (job.spec.elastic && job.allocation) elasticRunning = true;
+    }
     const tArrival =
       nextArrival < arrivals.length ? arrivals[nextArrival]!.submitTime : Number.POSITIVE_INFINITY;
     // With nobody waiting, a periodic round cannot change anything that the next arrival or completion (each of which
-    // triggers a round) would not: skip ahead. This keeps weeks of long-running jobs fast to replay.
-    const tRound = waitingJobs > 0 ? nextRound : Number.POSITIVE_INFINITY;
+    // triggers a round) would not: skip ahead. This keeps weeks of long-running jobs fast to replay. Running elastic
+    // jobs are the exception: their intra-job schedulers scale out on idle GPUs and judge scale-outs round by round.
+    const tRound = waitingJobs > 0 || elasticRunning ? nextRound : Number.POSITIVE_INFINITY;
     const t = Math.min(tCompletion, tArrival, tRound);
     if (!Number.isFinite(t) || t > horizon) break;
     advance(t);
@@ -492,6 +528,8 @@ export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: ExecutorMo
       }
     }
   }
+  // An elastic job may run its ESTs on GPUs of several types at once.
+  if (spec.elastic) best = Math.max(best, elasticRateBound(spec, cluster, truth));
   // Per-job noise can speed a job up by at most `maxJobNoise`: divide it in so the bound holds for every draw.
   return best > 0 ? spec.iterations / (best * (truth.maxJobNoise ?? 1)) : Number.POSITIVE_INFINITY;
 };

@@ -3,14 +3,21 @@ import type { GpuTypeId } from './gpu.ts';
 export type HostState = 'active' | 'draining' | 'lost';
 export type Lifecycle = 'on-demand' | 'spot';
 
-/** One machine (an EC2 instance on AWS). All its GPUs are of one type, as on every EC2 GPU family. */
+/**
+ * One machine (an EC2 instance on AWS). All its GPUs are of one type, as on every EC2 GPU family. Its position gives
+ * Dally's consolidation levels: MACHINE = this host, RACK = hosts sharing `rack`, NETWORK = hosts sharing `zone` and
+ * `network` (docs/dally.md).
+ */
 export interface Host {
   readonly id: string;
   readonly gpuType: GpuTypeId;
   readonly gpuCount: number;
-  /** Bottom network node (AWS: the first layer of DescribeInstanceTopology). */
+  /**
+   * Bottom network node: on AWS the last (bottom-layer) entry of DescribeInstanceTopology's NetworkNodes, the node the
+   * instance connects to; instances sharing it are the closest.
+   */
   readonly rack: string;
-  /** Network spine / placement group. A job never spans networks of different zones. */
+  /** Network spine / cluster placement group (the top-layer node on AWS). A job never spans zones. */
   readonly network: string;
   readonly zone: string;
   readonly instanceType?: string;

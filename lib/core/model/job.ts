@@ -1,7 +1,10 @@
 import type { GpuTypeId } from './gpu.ts';
 import type { Allocation } from './plan.ts';
 
-/** EasyScale elastic fields: the job is written for `maxP` logical workers (ESTs) and runs on 0..2·maxP GPUs. */
+/**
+ * EasyScale elastic fields: the job is written for `maxP` logical workers (ESTs) and runs on 0..maxP GPUs (one worker
+ * per GPU, each running at least one EST; lib/core/elastic).
+ */
 export interface ElasticSpec {
   readonly maxP: number;
   /** GPUs it must hold to make progress; 0 means it may be parked with nothing (best-effort tier). */

@@ -1,4 +1,5 @@
 import type { GpuTypeId } from './gpu.ts';
+import type { Cell } from './plan.ts';
 import type { Level } from './topology.ts';
 
 /** Where a job's GPUs sit: the consolidation level and how many hosts it spans. */
@@ -45,4 +46,10 @@ export interface PerfModel {
   readonly name: string;
   throughput(query: ThroughputQuery): ThroughputEstimate;
   colocation(gpuType: GpuTypeId, gpus: number, a: ModelRef, b: ModelRef): ColocationEstimate;
+  /**
+   * Optional: throughput when the job runs the given Crius Cell (fixed pipeline stages, tuned data × tensor
+   * split) rather than a plan of the model's own choosing. Executors that model adaptive parallelism implement
+   * it (lib/core/cells/adaptive-perf.ts); the simulator asks it for jobs whose allocation carries a Cell.
+   */
+  cellThroughput?(query: ThroughputQuery, cell: Cell): ThroughputEstimate;
 }

@@ -10,17 +10,29 @@ export interface Cell {
   readonly gpus: number;
   /** GPUs per pipeline stage; length = stage count; sums to `gpus`. */
   readonly stageGpus: readonly number[];
+  /** Index of each stage's first layer in the model's layer chain (lib/core/catalog/layers.ts). */
+  readonly stageLayers?: readonly number[];
   /** Chosen DP/TP per stage from the estimator, the tuner's "favour". */
   readonly parallelism?: readonly StageParallelism[];
   /** Pruned (dp, tp) candidates per stage for the job's launcher to search. */
   readonly tuningHints?: readonly (readonly { dp: number; tp: number }[])[];
 }
 
-/** EasyScale: which virtual ranks (ESTs) each worker runs. Index = worker rank. */
+/**
+ * EasyScale: which virtual ranks (ESTs) each worker runs. Index = worker rank; workers are the allocation's GPUs in
+ * `allocationGpuKeys` order (slices in order, GPUs in slice order), one worker process per GPU. Across workers the
+ * ranks partition 0..maxP−1 (`TESSERA_ESTS`, docs/trainer-protocol.md).
+ */
 export type EstMapping = readonly (readonly number[])[];
 
-/** Where and how a job runs. GPUs of one allocation may span hosts; all on one GPU type unless elastic+heterogeneous. */
+/**
+ * Where and how a job runs. GPUs of one allocation may span hosts; all on one GPU type unless the job is elastic and
+ * heterogeneous. Each slice's GPUs are of its host's type (hosts hold one type); for a mixed elastic allocation
+ * `gpuType` is the type holding most of its GPUs, and `allocationCounts` (lib/core/elastic/counts.ts) gives the
+ * count per type.
+ */
 export interface Allocation {
+  /** The GPU type of every slice; for a mixed (elastic, heterogeneous) allocation, its most numerous type. */
   readonly gpuType: GpuTypeId;
   readonly slices: readonly HostSlice[];
   readonly cell?: Cell;

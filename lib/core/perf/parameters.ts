@@ -97,6 +97,23 @@ export const DEFAULT_PERF_PARAMETERS: PerfParameters = {
   interference: { contention: 0.15 },
 };
 
+/**
+ * Dally Table I calibration (docs/dally.md): per-model communication of the Dally evaluation network (NVSwitch
+ * machines, Quantum racks, Spectrum spine as simulated by ASTRA-sim), fitted by `fitLevelScale`
+ * (lib/core/dally/table-one.ts) so that 8 A100-40GB GPUs at the default per-GPU batch spend Table I's share of compute
+ * communicating at each level; `overlap: 0` because Dally's iteration is compute + communication. An overlay for the
+ * Dally clusters (`dallyPerfParameters()`), not the default: Table I is far from EC2's measured and modelled networks
+ * (VGG-11 pays 7 % across racks, ResNet-18 2,749 %). Refit when the compute model or the catalog changes.
+ */
+export const DALLY_TABLE_I_COMM: Readonly<Record<string, ModelCommOverride>> = {
+  vgg11: { overlap: 0, levelScale: { machine: 0.07974, rack: 0.1248, network: 0.04706 } },
+  alexnet: { overlap: 0, levelScale: { machine: 0.1086, rack: 0.1852, network: 0.4607 } },
+  mobilenetv3: { overlap: 0, levelScale: { machine: 16.14, rack: 96.65, network: 651.9 } },
+  resnet18: { overlap: 0, levelScale: { machine: 7.703, rack: 34.04, network: 261 } },
+  resnet50: { overlap: 0, levelScale: { machine: 17.17, rack: 4.47, network: 4.574 } },
+  'bert-large': { overlap: 0, levelScale: { machine: 2.065, rack: 1.54, network: 15.47 } },
+};
+
 /** Parameters with `overrides` applied one level deep per section (tiers, maps and comm entries merge). */
 export const mergePerfParameters = (
   base: PerfParameters,

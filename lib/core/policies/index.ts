@@ -1,10 +1,25 @@
 import type { Policy } from '../stages.ts';
 import { BASELINE_POLICIES } from './baselines.ts';
+import { CRIUS_POLICIES } from './crius.ts';
+import { DALLY_POLICIES } from './dally.ts';
+import { EASYSCALE_POLICIES } from './easyscale.ts';
+import { ELASTICFLOW_POLICIES } from './elasticflow.ts';
+import { gavel } from './gavel.ts';
 import { tessera } from './tessera.ts';
+import { TESSERAE_POLICIES } from './tesserae.ts';
 
 /** Every named policy. Each paper's stages add their policies here (one import and one spread per file). */
 export const POLICIES: ReadonlyMap<string, Policy> = new Map(
-  [...BASELINE_POLICIES, tessera].map((p) => [p.name, p]),
+  [
+    ...BASELINE_POLICIES,
+    tessera,
+    ...TESSERAE_POLICIES,
+    gavel,
+    ...DALLY_POLICIES,
+    ...EASYSCALE_POLICIES,
+    ...CRIUS_POLICIES,
+    ...ELASTICFLOW_POLICIES,
+  ].map((p) => [p.name, p]),
 );
 
 export const policyNames = (): string[] => [...POLICIES.keys()];
