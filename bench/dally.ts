@@ -22,6 +22,7 @@ export const DALLY_BENCH_POLICIES = [
   'dally-nowait',
   'dally-full',
   'dally',
+  'tessera',
 ];
 
 /** The paper's workloads: 500 jobs arriving at once, ~400 Poisson arrivals (--quick: 100 and 80). */

@@ -22,7 +22,7 @@ export const PAPER_SPEEDUPS = {
   easyscale: { avgJct: 13.2, makespan: 2.8 },
 } as const;
 
-export const EASYSCALE_BENCH_POLICIES = ['yarn-cs', 'easyscale-homo', 'easyscale'] as const;
+export const EASYSCALE_BENCH_POLICIES = ['yarn-cs', 'easyscale-homo', 'easyscale', 'tessera'] as const;
 
 /** Rounds every 60 s and 20 s per reallocation, as the authors' artifact simulator. */
 export const EASYSCALE_SIM = { roundSeconds: 60, restartSeconds: 20 } as const;
@@ -132,7 +132,7 @@ export function* traceExperiment(
     const { result, wall } = run(e, e.jobs, policy, e.setup);
     const s = summarize(result, e.setup, wall);
     baseline ??= { avgJct: s.avgJct, makespan: s.makespan };
-    const paper = policy === 'yarn-cs' ? undefined : PAPER_SPEEDUPS[policy];
+    const paper = policy === 'yarn-cs' || policy === 'tessera' ? undefined : PAPER_SPEEDUPS[policy];
     yield {
       suite: 'easyscale',
       setup: e.setup,

@@ -41,14 +41,14 @@ const FULL_SETUPS: readonly SimSetup[] = [
     cluster: 'tesserae-80',
     shape: 'shockwave',
     jobs: 900,
-    policies: [...BASELINES, MAIN, NAIVE, 'tesserae-ftf'],
+    policies: [...BASELINES, MAIN, NAIVE, 'tesserae-ftf', 'tessera'],
   },
-  { cluster: 'tesserae-80', shape: 'gavel', jobs: 900, policies: [...BASELINES, MAIN, NAIVE] },
-  { cluster: 'tesserae-32', shape: 'shockwave', jobs: 120, policies: [...BASELINES, MAIN, NAIVE] },
-  { cluster: 'tesserae-80-v100', shape: 'shockwave', jobs: 900, policies: [...BASELINES, MAIN, NAIVE] },
+  { cluster: 'tesserae-80', shape: 'gavel', jobs: 900, policies: [...BASELINES, MAIN, NAIVE, 'tessera'] },
+  { cluster: 'tesserae-32', shape: 'shockwave', jobs: 120, policies: [...BASELINES, MAIN, NAIVE, 'tessera'] },
+  { cluster: 'tesserae-80-v100', shape: 'shockwave', jobs: 900, policies: [...BASELINES, MAIN, NAIVE, 'tessera'] },
 ];
 const QUICK_SETUPS: readonly SimSetup[] = [
-  { cluster: 'tesserae-32', shape: 'shockwave', jobs: 120, policies: [...BASELINES, MAIN, NAIVE] },
+  { cluster: 'tesserae-32', shape: 'shockwave', jobs: 120, policies: [...BASELINES, MAIN, NAIVE, 'tessera'] },
 ];
 
 export interface ScaleSetup {
