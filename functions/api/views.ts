@@ -1,0 +1,60 @@
+/** What the API returns for jobs and the cluster: plain JSON with ISO times, no internal bookkeeping. */
+import type { HostItem } from '../../lib/aws/items/host-item.ts';
+import type { JobItem } from '../../lib/aws/items/job-item.ts';
+import { allocationGpuCount } from '../../lib/core/model/plan.ts';
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+export const jobView = (job: JobItem) => ({
+  jobId: job.jobId,
+  ...(job.spec.name ? { name: job.spec.name } : {}),
+  tenant: job.tenant,
+  status: job.status,
+  ...(job.cancelRequested ? { cancelRequested: true } : {}),
+  model: job.spec.model,
+  batchSize: job.spec.batchSize,
+  gpus: job.spec.gpus,
+  ...(job.spec.gpuTypes ? { gpuTypes: job.spec.gpuTypes } : {}),
+  ...(job.spec.elastic ? { elastic: job.spec.elastic } : {}),
+  priority: job.spec.priority,
+  iterations: job.spec.iterations,
+  progress: job.progress,
+  submittedAt: iso(job.submittedAt),
+  updatedAt: iso(job.updatedAt),
+  ...(job.allocation
+    ? {
+        allocation: {
+          gpuType: job.allocation.gpuType,
+          gpus: allocationGpuCount(job.allocation),
+          hosts: job.allocation.slices.map((s) => ({ hostId: s.hostId, gpus: s.gpus })),
+          ...(job.allocation.packedWith ? { packedWith: job.allocation.packedWith } : {}),
+        },
+      }
+    : {}),
+  ...(job.measuredThroughput !== undefined ? { iterationsPerSecond: job.measuredThroughput } : {}),
+  checkpointStep: job.checkpointStep,
+  restarts: job.restarts,
+  migrations: job.migrations,
+  ...(job.finishTime !== undefined ? { finishedAt: iso(job.finishTime * 1000) } : {}),
+  ...(job.failureReason ? { failureReason: job.failureReason } : {}),
+});
+
+export const hostView = (host: HostItem) => {
+  const busy = new Set<number>();
+  for (const worker of host.desired?.workers ?? []) for (const gpu of worker.gpuIndices) busy.add(gpu);
+  return {
+    hostId: host.hostId,
+    state: host.state,
+    ...(host.stateReason ? { stateReason: host.stateReason } : {}),
+    ...(host.instanceType ? { instanceType: host.instanceType } : {}),
+    ...(host.gpuType ? { gpuType: host.gpuType } : {}),
+    gpus: host.gpuCount,
+    busyGpus: busy.size,
+    ...(host.lifecycle ? { lifecycle: host.lifecycle } : {}),
+    ...(host.zone ? { zone: host.zone } : {}),
+    ...(host.rack ? { rack: host.rack } : {}),
+    ...(host.lastHeartbeatAt !== undefined ? { lastHeartbeatAt: iso(host.lastHeartbeatAt) } : {}),
+    desiredGeneration: host.desiredGeneration,
+    ...(host.appliedGeneration !== undefined ? { appliedGeneration: host.appliedGeneration } : {}),
+  };
+};

@@ -1,0 +1,94 @@
+/**
+ * The round function: triggered by the EventBridge schedule and by batches of `scheduler-events.fifo` messages
+ * (arrivals, completions, host losses). Either way it runs one round (see lib/aws/round/run-round.ts); a round
+ * that fails throws, so a queue batch is retried and the error is counted (the stack alarms on it).
+ *
+ * Performance data: the bundle carries the Gavel, Pollux and Blox tables under `data/` (copied at synth time)
+ * and `TESSERA_DATA_DIR` points at them. When they were not available at synth time the round runs on the
+ * analytic model and logs a warning on every cold start.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
+import { ENV } from '../../lib/aws/environment.ts';
+import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
+import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
+import { getPolicy } from '../../lib/core/policies/index.ts';
+import { loadDefaultPerfModel } from '../../lib/data/perf.ts';
+import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/function-deps.ts';
+import { detailsLogger } from '../shared/observability.ts';
+
+/** The lease outlives the invocation by this much, in case the clock of the next one runs a little ahead. */
+export const LEASE_MARGIN_MS = 10_000;
+const DEFAULT_LEASE_MS = 120_000;
+
+export type RoundTrigger = ScheduledEvent | SQSEvent;
+
+export const createRoundHandler = (options: HandlerOptions & { dataDir?: string }) => {
+  const deps = functionDeps('round', options);
+  const log = detailsLogger(deps.logger);
+  const policy = getPolicy(deps.env[ENV.policy]);
+  const perf = loadDefaultPerfModel({
+    ...(options.dataDir
+      ? { dataDir: options.dataDir }
+      : options.env.TESSERA_DATA_DIR
+        ? { dataDir: options.env.TESSERA_DATA_DIR }
+        : {}),
+    onWarning: (message) => deps.logger.warn(message),
+  });
+  const fleet = new Ec2Fleet(deps.clients.ec2);
+
+  return middy<RoundTrigger, RoundReport, Error, Context>()
+    .use(injectLambdaContext(deps.logger))
+    .use(logMetrics(deps.metrics))
+    .handler(async (event, context) => {
+      const trigger = 'Records' in event ? `${event.Records.length} scheduler event(s)` : 'schedule';
+      const started = deps.clock();
+      const remaining =
+        typeof context.getRemainingTimeInMillis === 'function'
+          ? context.getRemainingTimeInMillis()
+          : DEFAULT_LEASE_MS;
+      const report = await runRound(
+        {
+          dynamodb: deps.clients.dynamodb,
+          jobs: deps.jobs,
+          hosts: deps.hosts,
+          profiles: deps.profiles,
+          state: deps.state,
+          fleet,
+          clock: deps.clock,
+          log,
+        },
+        {
+          clusterName: deps.env[ENV.clusterName],
+          policy,
+          perf,
+          roundSeconds: deps.env[ENV.roundSeconds],
+          checkpointRoot: deps.env[ENV.checkpointRoot],
+          fleet: deps.env[ENV.fleet],
+          holder: context.awsRequestId,
+          leaseMs: remaining + LEASE_MARGIN_MS,
+        },
+      );
+      const m = deps.metrics;
+      if (report.outcome === 'skipped') {
+        m.addMetric('RoundsSkipped', 'Count', 1);
+        deps.logger.info('round skipped: lease held', { trigger });
+        return report;
+      }
+      m.addMetric('RoundsCompleted', 'Count', 1);
+      m.addMetric('RoundDuration', 'Milliseconds', deps.clock() - started);
+      m.addMetric('WriteConflicts', 'Count', report.conflicts.length);
+      m.addMetric('InstancesLaunched', 'Count', report.launched.length);
+      m.addMetric('InstancesTerminated', 'Count', report.terminated.length);
+      m.addMetric('CapacityErrors', 'Count', report.capacityErrors.length);
+      m.addMetric('UnschedulableJobs', 'Count', report.unschedulable);
+      for (const [kind, count] of Object.entries(report.actions))
+        m.addMetric(`Actions_${kind}`, 'Count', count);
+      deps.logger.info('round finished', { trigger, round: report.round });
+      return report;
+    });
+};
+
+export const handler = lazyHandler(() => createRoundHandler({ env: process.env }));

@@ -1,0 +1,42 @@
+/**
+ * The AWS SDK clients of one Lambda function (or of a test / the local runner). With `AWS_ENDPOINT_URL` set
+ * every client talks to that endpoint (LocalStack or the local endpoint); SQS then also ignores the host in
+ * queue URLs, which emulators fill with names that do not resolve offline.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV, type Env } from './environment.ts';
+
+export interface AwsClients {
+  readonly dynamodb: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
+  readonly ec2: EC2Client;
+}
+
+export interface ClientOptions {
+  readonly region?: string;
+  readonly endpoint?: string;
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+}
+
+export const clientOptionsFromEnv = (env: Env): ClientOptions => ({
+  ...(env[ENV.region] ? { region: env[ENV.region] } : {}),
+  ...(env[ENV.endpoint] ? { endpoint: env[ENV.endpoint] } : {}),
+});
+
+export const createAwsClients = (options: ClientOptions = {}): AwsClients => {
+  const common = {
+    ...(options.region ? { region: options.region } : {}),
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  };
+  return {
+    dynamodb: DynamoDBDocumentClient.from(new DynamoDBClient(common), {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    }),
+    sqs: new SQSClient({ ...common, ...(options.endpoint ? { useQueueUrlAsEndpoint: false } : {}) }),
+    ec2: new EC2Client(common),
+  };
+};

@@ -1,0 +1,79 @@
+/**
+ * One item of the Jobs table: the immutable spec and launch settings, plus the control plane's view of the
+ * job. Times: `submittedAt`, `updatedAt`, `lastProgressAt` are epoch milliseconds (API and index order);
+ * everything the scheduling core reads is in seconds (`waitingSince`, `runningSince`, `accountedAt`, …).
+ */
+import { z } from 'zod';
+import { JOB_STATUSES, type JobState } from '../../core/model/job.ts';
+import { allocationGpuCount } from '../../core/model/plan.ts';
+import { allocationSchema, storedJobSpecSchema } from './allocation.ts';
+
+export const jobItemSchema = z.object({
+  jobId: z.string().min(1),
+  tenant: z.string().min(1),
+  status: z.enum(JOB_STATUSES),
+  submittedAt: z.number(),
+  updatedAt: z.number(),
+  clientToken: z.string().optional(),
+  /** sha256 of the submitted document without its client token (see `jobSpecFingerprint`). */
+  fingerprint: z.string(),
+  spec: storedJobSpecSchema,
+  launch: z.object({
+    command: z.array(z.string()).min(1),
+    env: z.record(z.string(), z.string()).optional(),
+  }),
+  /** Iterations completed, as reported by the agents. */
+  progress: z.number().nonnegative(),
+  /** GPU-seconds and seconds held, accounted up to `accountedAt` (the rest is derived when read). */
+  attainedService: z.number().nonnegative(),
+  runningSeconds: z.number().nonnegative(),
+  accountedAt: z.number().optional(),
+  waitingSince: z.number(),
+  runningSince: z.number().optional(),
+  allocation: allocationSchema.optional(),
+  /** Consolidation of the current allocation when it was placed (keys measured profiles). */
+  placementLevel: z.enum(['machine', 'rack', 'network']).optional(),
+  /** Rendezvous port of rank 0, fixed for the allocation. */
+  masterPort: z.int().min(1).max(65535).optional(),
+  /** Bumped on every new placement or mapping: what the agents key their workers on. */
+  jobGeneration: z.int().nonnegative(),
+  /** Newest checkpoint step confirmed by an agent; -1 = none. */
+  checkpointStep: z.int().min(-1),
+  /** Step the current placement resumes from (the newest checkpoint when it was decided). */
+  resumeStep: z.int().min(-1),
+  measuredThroughput: z.number().nonnegative().optional(),
+  lastProgressAt: z.number().optional(),
+  restarts: z.int().nonnegative(),
+  migrations: z.int().nonnegative(),
+  finishTime: z.number().optional(),
+  failureReason: z.string().optional(),
+  cancelRequested: z.boolean().optional(),
+});
+
+export type JobItem = z.infer<typeof jobItemSchema>;
+
+/** Statuses the round reads (every non-terminal one), each served by the status index. */
+export const ACTIVE_JOB_STATUSES = ['queued', 'running', 'checkpointing', 'suspended'] as const;
+
+/** The scheduling core's view of a job at `now` (seconds): service accrued since `accountedAt` included. */
+export const toJobState = (item: JobItem, now: number): JobState => {
+  const holding =
+    item.allocation !== undefined && (item.status === 'running' || item.status === 'checkpointing');
+  const elapsed = holding && item.accountedAt !== undefined ? Math.max(0, now - item.accountedAt) : 0;
+  const gpus = item.allocation ? allocationGpuCount(item.allocation) : 0;
+  return {
+    spec: item.spec,
+    status: item.status,
+    progress: Math.min(item.progress, item.spec.iterations),
+    attainedService: item.attainedService + gpus * elapsed,
+    runningSeconds: item.runningSeconds + elapsed,
+    waitingSince: item.waitingSince,
+    restarts: item.restarts,
+    migrations: item.migrations,
+    ...(item.runningSince !== undefined ? { runningSince: item.runningSince } : {}),
+    ...(holding && item.allocation ? { allocation: item.allocation } : {}),
+    ...(item.measuredThroughput !== undefined ? { measuredThroughput: item.measuredThroughput } : {}),
+    ...(item.finishTime !== undefined ? { finishTime: item.finishTime } : {}),
+    ...(item.failureReason !== undefined ? { failureReason: item.failureReason } : {}),
+  };
+};

@@ -1,0 +1,153 @@
+/** The Hosts table: host items by state, registration upserts, and conditional desired-state writes. */
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DesiredStateDocument } from '../../../agents/host/desired-state.ts';
+import { Expressions, type ItemChanges } from '../dynamo/expressions.ts';
+import type { LabelledWrite } from '../dynamo/fenced-writes.ts';
+import { queryAll } from '../dynamo/pagination.ts';
+import { type HostItem, type HostItemState, hostItemSchema } from '../items/host-item.ts';
+import { HOSTS_TABLE } from '../tables.ts';
+import { isConditionalCheckFailed } from './errors.ts';
+import { parseItem, parseItems } from './parse-item.ts';
+
+type Client = Pick<DynamoDBDocumentClient, 'send'>;
+
+export class HostsRepository {
+  constructor(
+    private readonly client: Client,
+    readonly tableName: string,
+  ) {}
+
+  async get(hostId: string): Promise<HostItem | undefined> {
+    const output = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { hostId }, ConsistentRead: true }),
+    );
+    return output.Item ? this.parse(output.Item) : undefined;
+  }
+
+  /** Every host in the given states; malformed items are returned apart. */
+  async listByStates(states: readonly HostItemState[]): Promise<{ items: HostItem[]; corrupt: Error[] }> {
+    const index = HOSTS_TABLE.indexes.byState;
+    const raws: Record<string, unknown>[] = [];
+    for (const state of states) {
+      const x = new Expressions();
+      for await (const raw of queryAll(this.client, {
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: x.eq(index.partitionKey, state),
+        ...x.attributes(),
+      }))
+        raws.push(raw);
+    }
+    return parseItems(hostItemSchema, raws, (raw) => `${this.tableName} host ${String(raw.hostId)}`);
+  }
+
+  /** Writes a host item unless one exists (a host launched by a round, or adopted). Returns whether it wrote. */
+  async createIfAbsent(item: HostItem): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#id)',
+          ExpressionAttributeNames: { '#id': HOSTS_TABLE.partitionKey },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Applies `changes`; with `onlyInStates`, only while the host is in one of them (creating it when absent
+   * and `createIfAbsent`). Returns the new item, or undefined when the condition failed.
+   */
+  async update(
+    hostId: string,
+    changes: ItemChanges,
+    options: { onlyInStates?: readonly HostItemState[]; createIfAbsent?: boolean } = {},
+  ): Promise<HostItem | undefined> {
+    const x = new Expressions();
+    const update = x.update(changes);
+    const conditions: string[] = [];
+    const exists = `attribute_exists(${x.name(HOSTS_TABLE.partitionKey)})`;
+    if (options.onlyInStates) {
+      const inState = `${x.name('state')} IN (${options.onlyInStates.map((s) => x.value(s)).join(', ')})`;
+      conditions.push(
+        options.createIfAbsent
+          ? `(attribute_not_exists(${x.name('hostId')}) OR ${inState})`
+          : `${exists} AND ${inState}`,
+      );
+    } else if (!options.createIfAbsent) {
+      conditions.push(exists);
+    }
+    try {
+      const output = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { hostId },
+          UpdateExpression: update,
+          ...(conditions.length > 0 ? { ConditionExpression: conditions.join(' AND ') } : {}),
+          ReturnValues: 'ALL_NEW',
+          ...x.attributes(),
+        }),
+      );
+      return output.Attributes ? this.parse(output.Attributes) : undefined;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * A transactional write of the round: the host's new desired state with the next generation, applied only if
+   * the generation is still the one the round read (no other writer got in between).
+   */
+  desiredWrite(
+    hostId: string,
+    desired: DesiredStateDocument,
+    expectedGeneration: number,
+    extra: ItemChanges = {},
+  ): LabelledWrite {
+    const x = new Expressions();
+    const update = x.update({
+      set: { ...extra.set, desired, desiredGeneration: desired.generation },
+      ...(extra.remove ? { remove: extra.remove } : {}),
+    });
+    return {
+      label: `host ${hostId}`,
+      item: {
+        Update: {
+          TableName: this.tableName,
+          Key: { hostId },
+          UpdateExpression: update,
+          ConditionExpression: `attribute_exists(${x.name('hostId')}) AND ${x.eq('desiredGeneration', expectedGeneration)}`,
+          ...x.attributes(),
+        },
+      },
+    };
+  }
+
+  /** A transactional write of the round that leaves the desired state alone (idle tracking, state changes). */
+  roundWrite(hostId: string, changes: ItemChanges, expectedGeneration: number): LabelledWrite {
+    const x = new Expressions();
+    const update = x.update(changes);
+    return {
+      label: `host ${hostId}`,
+      item: {
+        Update: {
+          TableName: this.tableName,
+          Key: { hostId },
+          UpdateExpression: update,
+          ConditionExpression: `attribute_exists(${x.name('hostId')}) AND ${x.eq('desiredGeneration', expectedGeneration)}`,
+          ...x.attributes(),
+        },
+      },
+    };
+  }
+
+  private parse(raw: Record<string, unknown>): HostItem {
+    return parseItem(hostItemSchema, raw, `${this.tableName} host ${String(raw.hostId)}`);
+  }
+}

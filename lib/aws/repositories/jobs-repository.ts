@@ -1,0 +1,190 @@
+/** The Jobs table: create (idempotent by id), read, list by tenant or status, and conditional updates. */
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { JobStatus } from '../../core/model/job.ts';
+import { Expressions, type ItemChanges } from '../dynamo/expressions.ts';
+import type { LabelledWrite } from '../dynamo/fenced-writes.ts';
+import { type Page, queryAll, queryPage } from '../dynamo/pagination.ts';
+import { type JobItem, jobItemSchema } from '../items/job-item.ts';
+import { JOBS_TABLE } from '../tables.ts';
+import { isConditionalCheckFailed } from './errors.ts';
+import { parseItem, parseItems } from './parse-item.ts';
+
+export type CreateJobResult = { created: true; item: JobItem } | { created: false; existing: JobItem };
+
+/** What a conditional job write expects to find: the status and generation it was decided from. */
+export interface JobExpectation {
+  readonly status: JobStatus;
+  readonly jobGeneration: number;
+}
+
+type Client = Pick<DynamoDBDocumentClient, 'send'>;
+
+/** Conditions of `updateIf`: every given part must hold. */
+export interface JobCondition {
+  readonly status?: readonly JobStatus[];
+  /** Attribute → value it must have (undefined: must be absent). */
+  readonly equals?: Readonly<Record<string, unknown>>;
+  /** Attribute → number it must be below (or absent). */
+  readonly below?: Readonly<Record<string, number>>;
+}
+
+export class JobsRepository {
+  constructor(
+    private readonly client: Client,
+    readonly tableName: string,
+  ) {}
+
+  /** Writes a new job unless one with its id exists; then returns that one (a retried submit). */
+  async create(item: JobItem): Promise<CreateJobResult> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#id)',
+          ExpressionAttributeNames: { '#id': JOBS_TABLE.partitionKey },
+        }),
+      );
+      return { created: true, item };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      // A consistent read rather than ReturnValuesOnConditionCheckFailure: the document client does not
+      // unmarshall the item carried by the error.
+      const existing = await this.get(item.jobId);
+      if (!existing) throw error;
+      return { created: false, existing };
+    }
+  }
+
+  async get(jobId: string): Promise<JobItem | undefined> {
+    const output = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { jobId }, ConsistentRead: true }),
+    );
+    return output.Item ? this.parse(output.Item) : undefined;
+  }
+
+  /** Strongly consistent reads of many jobs (missing ones are left out). */
+  async getMany(jobIds: readonly string[]): Promise<JobItem[]> {
+    const found: JobItem[] = [];
+    for (let i = 0; i < jobIds.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = jobIds.slice(i, i + 100).map((jobId) => ({ jobId }));
+      for (let attempt = 0; keys && keys.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+        const output: BatchGetCommandOutput = await this.client.send(
+          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const raw of output.Responses?.[this.tableName] ?? []) found.push(this.parse(raw));
+        keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
+        if (attempt > 8) throw new Error(`BatchGetItem on ${this.tableName} kept returning unprocessed keys`);
+      }
+    }
+    return found;
+  }
+
+  /** One page of a tenant's jobs, newest first, optionally of one status. */
+  listByTenant(
+    tenant: string,
+    options: { limit: number; nextToken?: string; status?: JobStatus },
+  ): Promise<Page<JobItem>> {
+    const x = new Expressions();
+    const index = JOBS_TABLE.indexes.byTenant;
+    return queryPage(
+      this.client,
+      {
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: x.eq(index.partitionKey, tenant),
+        ...(options.status ? { FilterExpression: x.eq('status', options.status) } : {}),
+        ScanIndexForward: false,
+        ...x.attributes(),
+      },
+      options.limit,
+      options.nextToken,
+    ).then((page) => ({ ...page, items: page.items.map((raw) => this.parse(raw)) }));
+  }
+
+  /** Every job in the given statuses (oldest first per status); malformed items are returned apart. */
+  async listByStatuses(statuses: readonly JobStatus[]): Promise<{ items: JobItem[]; corrupt: Error[] }> {
+    const index = JOBS_TABLE.indexes.byStatus;
+    const raws: Record<string, unknown>[] = [];
+    for (const status of statuses) {
+      const x = new Expressions();
+      for await (const raw of queryAll(this.client, {
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: x.eq(index.partitionKey, status),
+        ...x.attributes(),
+      }))
+        raws.push(raw);
+    }
+    return parseItems(jobItemSchema, raws, (raw) => `${this.tableName} job ${String(raw.jobId)}`);
+  }
+
+  /**
+   * Applies `changes` if the job exists and matches `expected` (status one of, attributes equal to, numbers
+   * below); returns the new item, or undefined when it did not match or does not exist.
+   */
+  async updateIf(
+    jobId: string,
+    changes: ItemChanges,
+    expected: JobCondition = {},
+  ): Promise<JobItem | undefined> {
+    const x = new Expressions();
+    const update = x.update(changes);
+    const conditions = [`attribute_exists(${x.name(JOBS_TABLE.partitionKey)})`];
+    if (expected.status)
+      conditions.push(`${x.name('status')} IN (${expected.status.map((s) => x.value(s)).join(', ')})`);
+    for (const [attribute, value] of Object.entries(expected.equals ?? {}))
+      conditions.push(x.eqOrAbsent(attribute, value));
+    for (const [attribute, value] of Object.entries(expected.below ?? {}))
+      conditions.push(
+        `(attribute_not_exists(${x.name(attribute)}) OR ${x.name(attribute)} < ${x.value(value)})`,
+      );
+    try {
+      const output = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { jobId },
+          UpdateExpression: update,
+          ConditionExpression: conditions.join(' AND '),
+          ReturnValues: 'ALL_NEW',
+          ...x.attributes(),
+        }),
+      );
+      return output.Attributes ? this.parse(output.Attributes) : undefined;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** A transactional write of the round: applies only if status and generation are as read. */
+  roundWrite(jobId: string, changes: ItemChanges, expected: JobExpectation): LabelledWrite {
+    const x = new Expressions();
+    const update = x.update(changes);
+    const condition = `${x.eq('status', expected.status)} AND ${x.eq('jobGeneration', expected.jobGeneration)}`;
+    return {
+      label: `job ${jobId}`,
+      item: {
+        Update: {
+          TableName: this.tableName,
+          Key: { jobId },
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ...x.attributes(),
+        },
+      },
+    };
+  }
+
+  private parse(raw: Record<string, unknown>): JobItem {
+    return parseItem(jobItemSchema, raw, `${this.tableName} job ${String(raw.jobId)}`);
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * How a round's decisions change Jobs items (pure). Each change carries the status and generation it was
+ * decided from: the write applies only if the item still has them, so a job that finished or was cancelled
+ * meanwhile is left alone and reconsidered next round.
+ */
+import type { Action } from '../../core/model/action.ts';
+import { type Allocation, allocationGpuCount } from '../../core/model/plan.ts';
+import type { Level } from '../../core/model/topology.ts';
+import { applyChanges } from '../dynamo/apply-changes.ts';
+import type { ItemChanges } from '../dynamo/expressions.ts';
+import type { JobItem } from '../items/job-item.ts';
+import type { JobExpectation } from '../repositories/jobs-repository.ts';
+import { RETENTION } from '../tables.ts';
+
+export interface JobChange {
+  readonly jobId: string;
+  readonly changes: ItemChanges;
+  readonly expected: JobExpectation;
+  /** The item as it will be once the write applies. */
+  readonly next: JobItem;
+  /** Why, for logs: the action kind or the pre-round reason. */
+  readonly why: string;
+}
+
+export const MASTER_PORT_BASE = 29500;
+export const MASTER_PORT_RANGE = 1000;
+
+/** Time units of a round: the core reads seconds, items keep epoch ms where the API shows them. */
+export interface RoundClock {
+  /** Epoch ms. */
+  readonly nowMs: number;
+}
+
+const seconds = (clock: RoundClock) => clock.nowMs / 1000;
+
+/** GPU-seconds and seconds held since `accountedAt`, folded into the stored totals. */
+const foldedAccounting = (item: JobItem, clock: RoundClock) => {
+  const now = seconds(clock);
+  const elapsed = item.allocation && item.accountedAt !== undefined ? Math.max(0, now - item.accountedAt) : 0;
+  const gpus = item.allocation ? allocationGpuCount(item.allocation) : 0;
+  return {
+    attainedService: item.attainedService + gpus * elapsed,
+    runningSeconds: item.runningSeconds + elapsed,
+  };
+};
+
+const change = (item: JobItem, changes: ItemChanges, why: string, clock: RoundClock): JobChange => {
+  const withTime: ItemChanges = { ...changes, set: { ...changes.set, updatedAt: clock.nowMs } };
+  return {
+    jobId: item.jobId,
+    changes: withTime,
+    expected: { status: item.status, jobGeneration: item.jobGeneration },
+    next: applyChanges(item, withTime),
+    why,
+  };
+};
+
+/** Back to the queue without GPUs (preempted, host lost or draining): resumes from its newest checkpoint. */
+export const requeue = (item: JobItem, why: string, clock: RoundClock): JobChange =>
+  change(
+    item,
+    {
+      set: { ...foldedAccounting(item, clock), status: 'suspended', waitingSince: seconds(clock) },
+      remove: ['allocation', 'accountedAt', 'runningSince', 'masterPort', 'placementLevel'],
+    },
+    why,
+    clock,
+  );
+
+/** Ends a job for good: cancelled, failed or finished. */
+export const terminate = (
+  item: JobItem,
+  status: 'cancelled' | 'failed' | 'finished',
+  why: string,
+  clock: RoundClock,
+  reason?: string,
+): JobChange =>
+  change(
+    item,
+    {
+      set: {
+        ...foldedAccounting(item, clock),
+        status,
+        ...(status === 'finished' ? { finishTime: seconds(clock) } : {}),
+        ...(reason ? { failureReason: reason } : {}),
+        expiresAt: Math.floor(clock.nowMs / 1000) + RETENTION.terminalJobSeconds,
+      },
+      remove: [
+        'allocation',
+        'accountedAt',
+        'runningSince',
+        'masterPort',
+        'placementLevel',
+        'cancelRequested',
+      ],
+    },
+    why,
+    clock,
+  );
+
+const place = (
+  item: JobItem,
+  allocation: Allocation,
+  kind: 'start' | 'migrate' | 'rescale',
+  clock: RoundClock,
+  levelOf: (allocation: Allocation) => Level,
+): JobChange => {
+  const moved = kind !== 'start';
+  const ranBefore = item.jobGeneration > 0;
+  return change(
+    item,
+    {
+      set: {
+        ...(moved ? foldedAccounting(item, clock) : {}),
+        status: 'running',
+        allocation,
+        placementLevel: levelOf(allocation),
+        accountedAt: seconds(clock),
+        ...(moved ? {} : { runningSince: seconds(clock) }),
+        jobGeneration: item.jobGeneration + 1,
+        resumeStep: item.checkpointStep,
+        ...(kind === 'migrate' ? { migrations: item.migrations + 1 } : {}),
+        ...(kind === 'rescale' || (kind === 'start' && ranBefore) ? { restarts: item.restarts + 1 } : {}),
+      },
+      remove: ['masterPort'],
+    },
+    kind,
+    clock,
+  );
+};
+
+/**
+ * The job changes a round's actions imply. `cannotRun` says whether the fleet could ever give a job GPUs: a job
+ * the core finds unschedulable on today's hosts only waits for the fleet to grow, unless the fleet cannot.
+ */
+export const jobChangesFromActions = (
+  items: ReadonlyMap<string, JobItem>,
+  actions: readonly Action[],
+  clock: RoundClock,
+  cannotRun: (item: JobItem) => string | undefined,
+  levelOf: (allocation: Allocation) => Level,
+): JobChange[] => {
+  const changes: JobChange[] = [];
+  for (const action of actions) {
+    if (
+      action.kind === 'launchInstances' ||
+      action.kind === 'terminateInstance' ||
+      action.kind === 'checkpoint'
+    )
+      continue;
+    const item = items.get(action.jobId);
+    if (!item) continue;
+    switch (action.kind) {
+      case 'start':
+        changes.push(place(item, action.allocation, 'start', clock, levelOf));
+        break;
+      case 'migrate':
+      case 'rescale':
+        changes.push(place(item, action.to, action.kind, clock, levelOf));
+        break;
+      case 'stop': {
+        if (action.reason === 'preempted') changes.push(requeue(item, 'preempted', clock));
+        else if (action.reason === 'unschedulable') {
+          const reason = cannotRun(item);
+          if (reason)
+            changes.push(terminate(item, 'failed', 'unschedulable', clock, `unschedulable: ${reason}`));
+        } else if (action.reason === 'finished') changes.push(terminate(item, 'finished', 'finished', clock));
+        else if (action.reason === 'cancelled')
+          changes.push(terminate(item, 'cancelled', 'cancelled', clock));
+        else changes.push(terminate(item, 'failed', 'failed', clock, 'stopped by the scheduler'));
+        break;
+      }
+    }
+  }
+  return changes;
+};
+
+/**
+ * Rendezvous ports for jobs placed this round: the lowest port in the range not used by another job whose rank 0
+ * is on the same host. Jobs keeping their placement keep their port.
+ */
+export const assignMasterPorts = (jobs: readonly JobItem[]): Map<string, number> => {
+  const used = new Map<string, Set<number>>();
+  const masterHost = (job: JobItem) => job.allocation?.slices[0]?.hostId;
+  for (const job of jobs) {
+    const host = masterHost(job);
+    if (host && job.masterPort !== undefined)
+      used.set(host, (used.get(host) ?? new Set()).add(job.masterPort));
+  }
+  const assigned = new Map<string, number>();
+  for (const job of [...jobs].sort((a, b) => (a.jobId < b.jobId ? -1 : 1))) {
+    const host = masterHost(job);
+    if (!host || job.masterPort !== undefined) continue;
+    const ports = used.get(host) ?? new Set<number>();
+    let port = MASTER_PORT_BASE;
+    while (ports.has(port) && port < MASTER_PORT_BASE + MASTER_PORT_RANGE) port++;
+    if (ports.has(port)) throw new Error(`no free rendezvous port on host ${host}`);
+    ports.add(port);
+    used.set(host, ports);
+    assigned.set(job.jobId, port);
+  }
+  return assigned;
+};
+
+/**
+ * Adds rendezvous ports to the changes of jobs that hold GPUs after the round and lack one (new placements, or
+ * an item that lost its port). Returns every change, including new ones for jobs that needed only a port.
+ */
+export const withMasterPorts = (
+  changes: readonly JobChange[],
+  items: ReadonlyMap<string, JobItem>,
+  clock: RoundClock,
+): JobChange[] => {
+  const byJob = new Map(changes.map((c) => [c.jobId, c]));
+  const after = [...items.values()].map((item) => byJob.get(item.jobId)?.next ?? item);
+  const holding = after.filter(
+    (job) => job.allocation && (job.status === 'running' || job.status === 'checkpointing'),
+  );
+  const ports = assignMasterPorts(holding);
+  const result = [...changes];
+  for (const [jobId, port] of ports) {
+    const index = result.findIndex((c) => c.jobId === jobId);
+    const existing = index >= 0 ? result[index] : undefined;
+    if (existing) {
+      const changesWithPort: ItemChanges = {
+        ...existing.changes,
+        set: { ...existing.changes.set, masterPort: port },
+        remove: (existing.changes.remove ?? []).filter((key) => key !== 'masterPort'),
+      };
+      result[index] = { ...existing, changes: changesWithPort, next: { ...existing.next, masterPort: port } };
+    } else {
+      const item = items.get(jobId)!;
+      result.push(change(item, { set: { masterPort: port } }, 'rendezvous port', clock));
+    }
+  }
+  return result;
+};
+
+/** One change doing `first` then `second` (decided from `first.next`), expecting what `first` expected. */
+export const composeChanges = (first: JobChange, second: JobChange): JobChange => {
+  const set: Record<string, unknown> = { ...first.changes.set };
+  const remove = new Set(first.changes.remove ?? []);
+  for (const [key, value] of Object.entries(second.changes.set ?? {})) {
+    set[key] = value;
+    remove.delete(key);
+  }
+  for (const key of second.changes.remove ?? []) {
+    delete set[key];
+    remove.add(key);
+  }
+  return {
+    jobId: first.jobId,
+    changes: { set, remove: [...remove] },
+    expected: first.expected,
+    next: second.next,
+    why: `${first.why}, then ${second.why}`,
+  };
+};
+
+/** Folds a list of changes (in decision order) into at most one per job. */
+export const mergeChanges = (changes: readonly JobChange[]): JobChange[] => {
+  const byJob = new Map<string, JobChange>();
+  for (const c of changes) {
+    const previous = byJob.get(c.jobId);
+    byJob.set(c.jobId, previous ? composeChanges(previous, c) : c);
+  }
+  return [...byJob.values()];
+};

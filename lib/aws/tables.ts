@@ -1,0 +1,32 @@
+/**
+ * Key schemas and index names of the four tables, shared by the CDK stack (which creates them) and the
+ * repositories (which query them), so both always agree.
+ */
+export const JOBS_TABLE = {
+  partitionKey: 'jobId',
+  indexes: {
+    /** Every job in one status, oldest first: what the round reads. */
+    byStatus: { name: 'byStatus', partitionKey: 'status', sortKey: 'submittedAt' },
+    /** One tenant's jobs, newest first: what `GET /jobs` lists. */
+    byTenant: { name: 'byTenant', partitionKey: 'tenant', sortKey: 'submittedAt' },
+  },
+  /** Epoch seconds after which DynamoDB may delete the item (set on terminal jobs). */
+  ttlAttribute: 'expiresAt',
+} as const;
+
+export const HOSTS_TABLE = {
+  partitionKey: 'hostId',
+  indexes: {
+    /** Hosts in one state: the round reads pending, active and draining hosts, never the lost ones. */
+    byState: { name: 'byState', partitionKey: 'state', sortKey: 'stateChangedAt' },
+  },
+  /** Set on lost hosts, so their items do not pile up. */
+  ttlAttribute: 'expiresAt',
+} as const;
+
+export const PROFILES_TABLE = { partitionKey: 'signature', sortKey: 'placement' } as const;
+
+export const SCHEDULER_STATE_TABLE = { partitionKey: 'key' } as const;
+
+/** How long terminal jobs and lost hosts are kept before TTL deletes them. */
+export const RETENTION = { terminalJobSeconds: 90 * 86_400, lostHostSeconds: 7 * 86_400 } as const;

@@ -1,0 +1,199 @@
+/**
+ * Where GPU hosts run: a VPC with public subnets only (no NAT gateway to pay for; instances get public IPs from
+ * the subnet but accept no inbound traffic from outside their security group), gateway endpoints for S3 and DynamoDB, flow
+ * logs, and per GPU family an instance role, instance profile and launch template (Deep Learning AMI with the
+ * NVIDIA driver, IMDSv2 only, encrypted root volume, the host agent installed by user data).
+ *
+ * Instance role: GetItem on the Hosts table limited to the `hostId` and `desired` attributes, SendMessage to the
+ * telemetry queue, DescribeInstanceTopology, and objects under `checkpoints/` plus reading `agent/`. IAM cannot
+ * tie a DynamoDB key to the calling instance's id, so a host could read another host's desired state (never write
+ * it); desired states hold no secrets.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  BlockDeviceVolume,
+  CfnSecurityGroupIngress,
+  EbsDeviceVolumeType,
+  FlowLogDestination,
+  FlowLogTrafficType,
+  GatewayVpcEndpointAwsService,
+  LaunchTemplate,
+  MachineImage,
+  SecurityGroup,
+  SubnetType,
+  UserData,
+  Vpc,
+} from 'aws-cdk-lib/aws-ec2';
+import { InstanceProfile, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { AGENT_PREFIX, CHECKPOINT_PREFIX } from './storage.ts';
+
+/** Public SSM parameter of the Deep Learning Base OSS Nvidia Driver AMI (Amazon Linux 2023, x86_64). */
+export const GPU_AMI_PARAMETER =
+  '/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id';
+export const ROOT_VOLUME_GIB = 200;
+
+export interface TesseraFleetProps {
+  readonly repositoryRoot: string;
+  readonly instanceFamilies: readonly string[];
+  readonly hosts: Table;
+  readonly telemetry: Queue;
+  readonly bucket: Bucket;
+  readonly agentAssetUri: string;
+}
+
+export interface FamilyFleet {
+  readonly family: string;
+  readonly role: Role;
+  readonly instanceProfile: InstanceProfile;
+  readonly launchTemplate: LaunchTemplate;
+}
+
+export class TesseraFleet extends Construct {
+  readonly vpc: Vpc;
+  readonly securityGroup: SecurityGroup;
+  readonly families: FamilyFleet[];
+
+  constructor(scope: Construct, id: string, props: TesseraFleetProps) {
+    super(scope, id);
+    this.vpc = new Vpc(this, 'Vpc', {
+      maxAzs: 3,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'hosts', subnetType: SubnetType.PUBLIC, cidrMask: 20 }],
+      gatewayEndpoints: {
+        S3: { service: GatewayVpcEndpointAwsService.S3 },
+        DynamoDB: { service: GatewayVpcEndpointAwsService.DYNAMODB },
+      },
+    });
+    this.vpc.addFlowLog('FlowLogs', {
+      destination: FlowLogDestination.toCloudWatchLogs(
+        new LogGroup(this, 'FlowLogGroup', { retention: RetentionDays.ONE_MONTH }),
+      ),
+      trafficType: FlowLogTrafficType.REJECT,
+    });
+    this.securityGroup = new SecurityGroup(this, 'Hosts', {
+      vpc: this.vpc,
+      description: 'Tessera GPU hosts: rendezvous and collectives between hosts of the cluster only',
+      allowAllOutbound: true,
+    });
+    // Training traffic between hosts of the cluster (rendezvous, NCCL): a separate ingress resource, because a rule
+    // inside the group referencing the group itself is a circular dependency.
+    new CfnSecurityGroupIngress(this, 'HostsFromHosts', {
+      groupId: this.securityGroup.securityGroupId,
+      sourceSecurityGroupId: this.securityGroup.securityGroupId,
+      ipProtocol: 'tcp',
+      fromPort: 0,
+      toPort: 65535,
+      description: 'rendezvous and collectives between cluster hosts',
+    });
+
+    const template = readFileSync(join(props.repositoryRoot, 'agents', 'host', 'user-data.sh'), 'utf8');
+    const script = renderUserData(template, {
+      AGENT_ASSET_S3_URI: props.agentAssetUri,
+      HOSTS_TABLE: props.hosts.tableName,
+      TELEMETRY_QUEUE_URL: props.telemetry.queueUrl,
+      AWS_REGION: Stack.of(this).region,
+    });
+    const image = MachineImage.fromSsmParameter(GPU_AMI_PARAMETER);
+    this.families = props.instanceFamilies.map((family) => {
+      const role = new Role(this, `${family}Role`, {
+        assumedBy: new ServicePrincipal('ec2.amazonaws.com'),
+        description: `Tessera ${family} GPU hosts: read their desired state, send telemetry, write checkpoints`,
+      });
+      grantHostPermissions(role, props);
+      const instanceProfile = new InstanceProfile(this, `${family}InstanceProfile`, { role });
+      // Exactly the script (its own shebang first): forLinux() would prepend another line.
+      const userData = UserData.custom(script);
+      const launchTemplate = new LaunchTemplate(this, `${family}LaunchTemplate`, {
+        machineImage: image,
+        instanceProfile,
+        securityGroup: this.securityGroup,
+        requireImdsv2: true,
+        httpPutResponseHopLimit: 2,
+        userData,
+        blockDevices: [
+          {
+            deviceName: '/dev/xvda',
+            volume: BlockDeviceVolume.ebs(ROOT_VOLUME_GIB, {
+              encrypted: true,
+              volumeType: EbsDeviceVolumeType.GP3,
+              deleteOnTermination: true,
+            }),
+          },
+        ],
+      });
+      return { family, role, instanceProfile, launchTemplate };
+    });
+  }
+
+  /** Subnets the round launches into, in order of preference (the next one on a capacity error). */
+  get subnetIds(): string[] {
+    return this.vpc.publicSubnets.map((s) => s.subnetId);
+  }
+}
+
+/** Substitutes the `@@NAME@@` placeholders of agents/host/user-data.sh; every placeholder must be given. */
+export const renderUserData = (template: string, values: Readonly<Record<string, string>>): string => {
+  const missing = new Set<string>();
+  const rendered = template.replace(/@@([A-Z0-9_]+)@@/g, (_match, name: string) => {
+    const value = values[name];
+    if (value === undefined) {
+      missing.add(name);
+      return '';
+    }
+    return value;
+  });
+  if (missing.size > 0) throw new Error(`user data: no value for placeholder(s) ${[...missing].join(', ')}`);
+  return rendered;
+};
+
+const grantHostPermissions = (role: Role, props: TesseraFleetProps) => {
+  role.addToPolicy(
+    new PolicyStatement({
+      sid: 'ReadDesiredState',
+      actions: ['dynamodb:GetItem'],
+      resources: [props.hosts.tableArn],
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['hostId', 'desired'] },
+        StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      },
+    }),
+  );
+  props.telemetry.grantSendMessages(role);
+  role.addToPolicy(
+    new PolicyStatement({
+      sid: 'ReadOwnTopology',
+      actions: ['ec2:DescribeInstanceTopology'],
+      // Describe calls support no resource-level permissions.
+      resources: ['*'],
+    }),
+  );
+  role.addToPolicy(
+    new PolicyStatement({
+      sid: 'Checkpoints',
+      actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+      resources: [props.bucket.arnForObjects(`${CHECKPOINT_PREFIX}/*`)],
+    }),
+  );
+  role.addToPolicy(
+    new PolicyStatement({
+      sid: 'ListCheckpoints',
+      actions: ['s3:ListBucket'],
+      resources: [props.bucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': [`${CHECKPOINT_PREFIX}/*`, `${AGENT_PREFIX}/*`] } },
+    }),
+  );
+  role.addToPolicy(
+    new PolicyStatement({
+      sid: 'ReadAgentBundle',
+      actions: ['s3:GetObject'],
+      resources: [props.bucket.arnForObjects(`${AGENT_PREFIX}/*`)],
+    }),
+  );
+};

@@ -1,0 +1,111 @@
+/** Requests and messages the integration tests send. */
+
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { TelemetryMessage } from '../../../agents/host/telemetry-messages.ts';
+import { type ApiRequest, apiGatewayEvent } from '../../../lib/local/runner/index.ts';
+import type { ControlPlane } from './local-stack.ts';
+
+export const jobDocument = (overrides: Record<string, unknown> = {}) => ({
+  model: 'resnet50',
+  batchSize: 64,
+  gpus: 2,
+  iterations: 1000,
+  command: ['python3', '-m', 'train'],
+  ...overrides,
+});
+
+export interface ApiResponse {
+  readonly status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field
+  readonly body: any;
+}
+
+export const callApi = async (
+  cp: ControlPlane,
+  request: Omit<ApiRequest, 'principal'> & { principal?: string },
+): Promise<ApiResponse> => {
+  const result = await cp.runner.invoke<APIGatewayProxyResult>(
+    'api',
+    apiGatewayEvent({ ...request, principal: request.principal ?? 'alice' }),
+  );
+  return { status: result.statusCode, body: JSON.parse(result.body) };
+};
+
+export const submit = (cp: ControlPlane, document: unknown, principal = 'alice') =>
+  callApi(cp, {
+    method: 'POST',
+    resource: '/jobs',
+    body: typeof document === 'string' ? document : JSON.stringify(document),
+    principal,
+  });
+
+/** A registration of a host with `gpus` GPUs of an A10G-like product, as the agent sends it. */
+export const register = (
+  hostId: string,
+  gpus = 4,
+  overrides: Partial<TelemetryMessage> = {},
+): TelemetryMessage =>
+  ({
+    type: 'register',
+    hostId,
+    at: Date.now(),
+    instanceId: null,
+    instanceType: 'g5.12xlarge',
+    availabilityZone: 'us-east-1a',
+    gpus: Array.from({ length: gpus }, (_, index) => ({
+      index,
+      uuid: `GPU-${hostId}-${index}`,
+      name: 'NVIDIA A10G',
+      memoryTotalMiB: 23028,
+    })),
+    topology: { rack: 'rack-1', network: 'net-1', nodes: ['net-1', 'mid-1', 'rack-1'] },
+    agentVersion: 'test',
+    ...overrides,
+  }) as TelemetryMessage;
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export const eventually = async <T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+/** Every message currently in a queue, received and deleted (FIFO groups release one batch at a time). */
+export const drainQueue = async (
+  cp: ControlPlane,
+  queueUrl: string,
+): Promise<{ body: string; attributes: Record<string, string | undefined> }[]> => {
+  const { DeleteMessageCommand, ReceiveMessageCommand } = await import('@aws-sdk/client-sqs');
+  const all: { body: string; attributes: Record<string, string | undefined> }[] = [];
+  for (;;) {
+    const { Messages } = await cp.clients.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageAttributeNames: ['All'],
+        VisibilityTimeout: 30,
+      }),
+    );
+    if (!Messages || Messages.length === 0) return all;
+    for (const m of Messages) {
+      all.push({
+        body: m.Body ?? '',
+        attributes: Object.fromEntries(
+          Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue]),
+        ),
+      });
+      await cp.clients.sqs.send(
+        new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }),
+      );
+    }
+  }
+};

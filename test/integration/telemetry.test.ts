@@ -1,0 +1,274 @@
+// Agent telemetry through the telemetry queue (event source mapping with partial batch failures): progress and
+// throughput into Jobs and Profiles, heartbeats, checkpoints, completions, and malformed reports to the DLQ.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import type { TelemetryMessage } from '../../agents/host/telemetry-messages.ts';
+import type { RoundReport } from '../../lib/aws/round/run-round.ts';
+import { REJECTION_REASON_ATTRIBUTE } from '../../lib/aws/sqs/dead-letter.ts';
+import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
+import { drainQueue, eventually, jobDocument, register, submit } from './support/fixtures.ts';
+import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
+
+let cp: ControlPlane;
+let jobId = '';
+let generation = 0;
+
+before(async () => {
+  cp = await startControlPlane();
+  cp.runner.startEventSources(['telemetry']);
+});
+after(async () => {
+  await cp?.stop();
+});
+
+const send = async (...messages: unknown[]) => {
+  await cp.clients.sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl: cp.queueUrl('QueuesTelemetry'),
+      Entries: messages.map((m, i) => ({
+        Id: String(i),
+        MessageBody: typeof m === 'string' ? m : JSON.stringify(m),
+      })),
+    }),
+  );
+};
+/** One report through the handler itself (not the queue): for assertions that something did not change. */
+const direct = (message: unknown) =>
+  cp.runner.invoke(
+    'telemetry',
+    sqsEvent(
+      [{ MessageId: `direct-${Math.random()}`, ReceiptHandle: 'r', Body: JSON.stringify(message) }],
+      'arn:aws:sqs:us-east-1:000000000000:telemetry',
+      REGION,
+    ),
+  );
+const round = () =>
+  cp.runner.invoke<RoundReport>(
+    'round',
+    scheduledEvent('arn:aws:events:us-east-1:000000000000:rule/r', REGION, ACCOUNT),
+  );
+const progress = (step: number, stepTime: number): TelemetryMessage => ({
+  type: 'progress',
+  hostId: 'host-1',
+  at: Date.now(),
+  jobId,
+  jobGeneration: generation,
+  step,
+  stepTime,
+  samplesPerSecond: 128 / stepTime,
+  gpuUtilization: 95,
+});
+
+describe('telemetry', () => {
+  test('registration through the queue makes a schedulable host with its topology', async () => {
+    await send(register('host-1', 4));
+    const host = await eventually(async () => {
+      const h = await cp.hosts.get('host-1');
+      return h?.state === 'active' ? h : undefined;
+    }, 'the registered host');
+    assert.equal(host.gpuType, 'A10G');
+    assert.equal(host.gpuCount, 4);
+    assert.equal(host.rack, 'rack-1');
+    assert.equal(host.network, 'net-1');
+    const { body } = await submit(cp, jobDocument({ clientToken: 'trained', gpus: 2, iterations: 1000 }));
+    jobId = body.job.jobId;
+    await round();
+    const job = await cp.jobs.get(jobId);
+    assert.equal(job?.status, 'running');
+    generation = job!.jobGeneration;
+  });
+
+  test('progress updates the job and the measured profile of its placement', async () => {
+    await send(progress(100, 0.5), progress(200, 0.5), progress(300, 0.25));
+    const job = await eventually(async () => {
+      const j = await cp.jobs.get(jobId);
+      return j && j.progress === 300 ? j : undefined;
+    }, 'progress 300');
+    assert.ok(job.lastProgressAt !== undefined);
+    const profile = await eventually(async () => {
+      const { items } = await cp.profiles.listAll();
+      const p = items.find((i) => i.signature === 'resnet50#64' && i.placement === 'A10G#2#machine#1');
+      return p && p.samples === 3 ? p : undefined;
+    }, 'three profile samples');
+    assert.equal(profile.sumIterationsPerSecond, 2 + 2 + 4);
+    assert.equal(profile.level, 'machine');
+    // Progress never goes backwards, even when an older report arrives late.
+    await send(progress(50, 0.5));
+    await eventually(
+      async () =>
+        (await cp.profiles.listAll()).items.find((i) => i.signature === 'resnet50#64')?.samples === 4
+          ? true
+          : undefined,
+      'the late sample',
+    );
+    assert.equal((await cp.jobs.get(jobId))?.progress, 300);
+  });
+
+  test('heartbeats record when the host was last heard and what it runs', async () => {
+    const beat = (at: number): TelemetryMessage => ({
+      type: 'heartbeat',
+      hostId: 'host-1',
+      at,
+      appliedGeneration: 1,
+      draining: false,
+      evacuating: null,
+      gpus: [
+        { index: 0, utilization: 90, memoryUsedMiB: 1000 },
+        { index: 1, utilization: 70, memoryUsedMiB: 1000 },
+      ],
+      jobs: [
+        {
+          jobId,
+          jobGeneration: generation,
+          phase: 'running',
+          step: 300,
+          checkpointStep: null,
+          crashes: 0,
+          workers: [],
+        },
+      ],
+    });
+    const before = (await cp.hosts.get('host-1'))!.lastHeartbeatAt!;
+    await send(beat(1), beat(2));
+    const host = await eventually(async () => {
+      const h = await cp.hosts.get('host-1');
+      return h?.actual && h.lastHeartbeatAt! > before ? h : undefined;
+    }, 'the heartbeat');
+    assert.equal(host.appliedGeneration, 1);
+    assert.equal(host.actual?.gpuUtilization, 80);
+    assert.deepEqual(
+      host.actual?.jobs.map((j) => [j.jobId, j.phase, j.step]),
+      [[jobId, 'running', 300]],
+    );
+  });
+
+  test('checkpoint steps only grow', async () => {
+    await send({
+      type: 'checkpointed',
+      hostId: 'host-1',
+      at: Date.now(),
+      jobId,
+      jobGeneration: generation,
+      step: 250,
+      uri: 'file:///c/step-250',
+    });
+    await eventually(
+      async () => ((await cp.jobs.get(jobId))?.checkpointStep === 250 ? true : undefined),
+      'checkpoint 250',
+    );
+    // Through the handler directly, so the assertion cannot run before the report was applied.
+    const late = {
+      type: 'stopped',
+      hostId: 'host-1',
+      at: Date.now(),
+      jobId,
+      jobGeneration: generation,
+      reason: 'rescale',
+      checkpointStep: 100,
+      timedOut: false,
+    };
+    assert.deepEqual(await direct(late), { batchItemFailures: [] });
+    assert.equal((await cp.jobs.get(jobId))?.checkpointStep, 250);
+  });
+
+  test('a finished job ends once, for its current generation only, and asks for an early round', async () => {
+    await send({
+      type: 'finished',
+      hostId: 'host-1',
+      at: Date.now(),
+      jobId,
+      jobGeneration: generation - 1,
+      step: 1000,
+    });
+    await send({
+      type: 'finished',
+      hostId: 'host-1',
+      at: Date.now(),
+      jobId,
+      jobGeneration: generation,
+      step: 1000,
+    });
+    const job = await eventually(async () => {
+      const j = await cp.jobs.get(jobId);
+      return j?.status === 'finished' ? j : undefined;
+    }, 'the job to finish');
+    assert.equal(job.progress, 1000);
+    assert.equal(job.allocation, undefined);
+    assert.ok(job.finishTime !== undefined);
+    const events = await drainQueue(cp, cp.queueUrl('QueuesSchedulerEvents'));
+    const kinds = events
+      .map((m) => JSON.parse(m.body))
+      .filter((e) => e.subject === jobId)
+      .map((e) => e.kind);
+    assert.deepEqual(
+      kinds.filter((k) => k === 'completion'),
+      ['completion'],
+      'exactly one completion',
+    );
+    assert.ok(kinds.includes('completion'), JSON.stringify(kinds));
+    const next = await round();
+    assert.equal(next.jobWrites, 0);
+    assert.deepEqual((await cp.hosts.get('host-1'))?.desired?.workers, [], 'the next round empties the host');
+  });
+
+  test('malformed reports go to the telemetry DLQ with the reason; the rest of the batch is applied', async () => {
+    await send(
+      'not json',
+      { type: 'progress', hostId: 'host-1', at: 1, jobId },
+      { type: 'reboot', hostId: 'host-1', at: 1 },
+      register('host-2', 2),
+    );
+    const reasons: string[] = [];
+    await eventually(async () => {
+      const { Messages } = await cp.clients.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: cp.queueUrl('QueuesTelemetryDlq'),
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      for (const m of Messages ?? [])
+        reasons.push(m.MessageAttributes?.[REJECTION_REASON_ATTRIBUTE]?.StringValue ?? '');
+      return reasons.length >= 3 ? true : undefined;
+    }, 'three rejected reports');
+    assert.ok(reasons.some((r) => /must be JSON/.test(r)));
+    assert.ok(
+      reasons.some((r) => /jobGeneration/.test(r) && /step/.test(r)),
+      reasons.join(' | '),
+    );
+    assert.ok(reasons.some((r) => /type/.test(r)));
+    await eventually(
+      async () => ((await cp.hosts.get('host-2'))?.state === 'active' ? true : undefined),
+      'the valid registration',
+    );
+  });
+
+  test('a host whose GPUs the catalog does not know is recorded but never scheduled', async () => {
+    await send(
+      register('odd-host', 1, {
+        instanceType: null,
+        gpus: [{ index: 0, uuid: 'u', name: 'Mystery GPU 9000', memoryTotalMiB: 1 }],
+      } as Partial<TelemetryMessage>),
+    );
+    const host = await eventually(async () => cp.hosts.get('odd-host'), 'the odd host');
+    assert.equal(host.state, 'unsupported');
+    assert.match(host.stateReason ?? '', /Mystery GPU 9000/);
+  });
+
+  test('a heartbeat from an unknown host changes nothing', async () => {
+    const beat = {
+      type: 'heartbeat',
+      hostId: 'ghost',
+      at: 1,
+      appliedGeneration: null,
+      draining: false,
+      evacuating: null,
+      gpus: [],
+      jobs: [],
+    };
+    assert.deepEqual(await direct(beat), { batchItemFailures: [] });
+    assert.equal(await cp.hosts.get('ghost'), undefined);
+  });
+});

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { validateDesiredState } from '../../../../agents/host/desired-state.ts';
+import { checkpointUriOf, desiredUpdates, workersByHost } from '../../../../lib/aws/round/desired-states.ts';
+import { allocation, hostItem, jobItem, runningJob } from '../support/items.ts';
+
+const address = (hostId: string) => `10.0.0.${hostId.slice(-1)}`;
+
+describe('workersByHost', () => {
+  test('one worker per GPU, ranks across hosts in slice order, local ranks per host', () => {
+    const job = runningJob(
+      'job-1',
+      allocation([
+        ['h1', [2, 3]],
+        ['h2', [0]],
+      ]),
+      { jobGeneration: 4, resumeStep: 120 },
+    );
+    const workers = workersByHost([job], address, 's3://bucket/checkpoints/');
+    assert.deepEqual(
+      workers.get('h1')?.map((w) => [w.rank, w.localRank, w.gpuIndices, w.worldSize]),
+      [
+        [0, 0, [2], 3],
+        [1, 1, [3], 3],
+      ],
+    );
+    assert.deepEqual(
+      workers.get('h2')?.map((w) => [w.rank, w.localRank, w.gpuIndices]),
+      [[2, 0, [0]]],
+    );
+    const w = workers.get('h2')![0]!;
+    assert.equal(w.masterAddr, '10.0.0.1', 'rank 0 sits on the first slice');
+    assert.equal(w.masterPort, 29500);
+    assert.equal(w.jobGeneration, 4);
+    assert.equal(w.resumeStep, 120);
+    assert.equal(w.totalSteps, 1000);
+    assert.equal(w.checkpointUri, 's3://bucket/checkpoints/job-1');
+    assert.deepEqual(w.command, ['python3', 'train.py']);
+  });
+
+  test('elastic jobs carry maxP and their ESTs per worker rank', () => {
+    const job = runningJob(
+      'job-e',
+      {
+        ...allocation([['h1', [0, 1]]]),
+        ests: [
+          [0, 1],
+          [2, 3],
+        ],
+      },
+      { spec: { ...jobItem('job-e').spec, elastic: { maxP: 4, minGpus: 0, heterogeneous: false } } },
+    );
+    const workers = workersByHost([job], address, 'file:///ckpt').get('h1')!;
+    assert.deepEqual(
+      workers.map((w) => [w.maxP, w.ests]),
+      [
+        [4, [0, 1]],
+        [4, [2, 3]],
+      ],
+    );
+  });
+
+  test('skips jobs that do not hold GPUs or have no rendezvous port yet', () => {
+    const queued = jobItem('q');
+    const portless = runningJob('p', allocation([['h1', [0]]]), { masterPort: undefined });
+    assert.equal(workersByHost([queued, portless], address, 'file:///c').size, 0);
+  });
+
+  test('the documents pass the host agent’s own validation', () => {
+    const jobs = [
+      runningJob('a', allocation([['h1', [0, 1]]])),
+      runningJob(
+        'b',
+        allocation([
+          ['h1', [2]],
+          ['h2', [0]],
+        ]),
+        { masterPort: 29501, launch: { command: ['x'], env: { LR: '1' } } },
+      ),
+    ];
+    const workers = workersByHost(jobs, address, 'file:///ckpt');
+    const hosts = [hostItem('h1'), hostItem('h2')];
+    for (const update of desiredUpdates(hosts, workers)) {
+      const result = validateDesiredState(update.desired, {
+        hostId: update.hostId,
+        gpuIndices: [0, 1, 2, 3],
+        lastAcceptedGeneration: null,
+      });
+      assert.ok(result.ok, `host ${update.hostId}: ${result.ok ? '' : result.issues.join('; ')}`);
+    }
+  });
+});
+
+describe('desiredUpdates', () => {
+  const job = runningJob('a', allocation([['h1', [0]]]));
+  const workers = workersByHost([job], address, 'file:///c');
+
+  test('writes a new generation only when workers or drain change', () => {
+    const [first] = desiredUpdates([hostItem('h1')], workers);
+    assert.equal(first?.desired.generation, 1);
+    assert.equal(first?.expectedGeneration, 0);
+    const current = hostItem('h1', { desired: first!.desired, desiredGeneration: 1 });
+    assert.deepEqual(desiredUpdates([current], workers), [], 'same content: no write');
+    const [drained] = desiredUpdates([{ ...current, state: 'draining' }], workers);
+    assert.equal(drained?.desired.drain, true);
+    assert.equal(drained?.desired.generation, 2);
+    const [emptied] = desiredUpdates([current], new Map());
+    assert.deepEqual(emptied?.desired.workers, []);
+    assert.equal(emptied?.expectedGeneration, 1);
+  });
+
+  test('leaves hosts without a document and without work alone, and never writes to pending or lost hosts', () => {
+    assert.deepEqual(desiredUpdates([hostItem('idle')], new Map()), []);
+    assert.deepEqual(
+      desiredUpdates([hostItem('h1', { state: 'pending' }), hostItem('h1', { state: 'lost' })], workers),
+      [],
+    );
+  });
+
+  test('checkpoint URIs join the root and the job id', () => {
+    assert.equal(checkpointUriOf('s3://b/checkpoints///', 'job-1'), 's3://b/checkpoints/job-1');
+  });
+});

@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  formatJobSpecIssues,
+  jobSpecFingerprint,
+  MAX_JOB_SPEC_BYTES,
+  parseJobSpecJson,
+  toJobLaunch,
+  toJobSpec,
+  validateJobSpec,
+} from '../../../lib/schema/job-spec.ts';
+
+const valid = {
+  name: 'bert-finetune',
+  model: 'BERT-large',
+  batchSize: 32,
+  gpus: 4,
+  gpuTypes: ['a100', 'V100'],
+  preferredGpuType: 'A100',
+  iterations: 10_000,
+  priority: 5,
+  deadline: '2026-12-01T00:00:00Z',
+  packable: true,
+  labels: { team: 'nlp' },
+  command: ['python3', '-m', 'train'],
+  env: { LR: '0.1' },
+  clientToken: 'run-42',
+};
+
+const issuesOf = (value: unknown) => {
+  const result = validateJobSpec(value);
+  assert.equal(result.ok, false, 'expected the document to be rejected');
+  return result.ok ? [] : result.issues;
+};
+
+const issueFor = (value: unknown, field: string) => {
+  const issue = issuesOf(value).find((i) => i.field === field);
+  assert.ok(issue, `expected an issue for ${field}, got ${JSON.stringify(issuesOf(value))}`);
+  return issue.rule;
+};
+
+describe('job spec schema', () => {
+  test('accepts a full document and resolves catalog aliases', () => {
+    const result = validateJobSpec(valid);
+    assert.ok(result.ok);
+    assert.equal(result.document.model, 'bert-large');
+    assert.deepEqual(result.document.gpuTypes, ['A100-40GB', 'V100-16GB']);
+    assert.equal(result.document.preferredGpuType, 'A100-40GB');
+  });
+
+  test('converts to the core JobSpec with defaults and the deadline in seconds', () => {
+    const result = validateJobSpec({
+      model: 'resnet50',
+      batchSize: 64,
+      gpus: 1,
+      iterations: 10,
+      command: ['x'],
+    });
+    assert.ok(result.ok);
+    const spec = toJobSpec(result.document, { id: 'job-1', tenant: 't', submitTime: 100 });
+    assert.deepEqual(spec, {
+      id: 'job-1',
+      tenant: 't',
+      model: 'resnet50',
+      batchSize: 64,
+      gpus: 1,
+      iterations: 10,
+      priority: 0,
+      packable: false,
+      submitTime: 100,
+    });
+    const full = validateJobSpec(valid);
+    assert.ok(full.ok);
+    assert.equal(
+      toJobSpec(full.document, { id: 'j', tenant: 't', submitTime: 0 }).deadline,
+      Date.parse(valid.deadline) / 1000,
+    );
+    assert.deepEqual(toJobLaunch(full.document), { command: valid.command, env: valid.env });
+  });
+
+  test('elastic jobs get their defaults and bounds', () => {
+    const ok = validateJobSpec({ ...valid, gpus: 8, elastic: { maxP: 4 } });
+    assert.ok(ok.ok);
+    assert.deepEqual(ok.document.elastic, { maxP: 4, minGpus: 0, heterogeneous: false });
+    assert.match(issueFor({ ...valid, gpus: 9, elastic: { maxP: 4 } }, 'gpus'), /2 × elastic.maxP/);
+    assert.match(issueFor({ ...valid, elastic: { maxP: 2, minGpus: 5 } }, 'elastic.minGpus'), /2 × maxP/);
+  });
+
+  test('an unknown GPU type names the list position and the known types', () => {
+    assert.match(
+      issueFor({ ...valid, gpuTypes: ['A100', 'Z80'] }, 'gpuTypes.1'),
+      /unknown GPU type "Z80"; known types: .*A100-40GB/,
+    );
+    assert.match(
+      issueFor({ ...valid, preferredGpuType: 'T4' }, 'preferredGpuType'),
+      /must be one of gpuTypes/,
+    );
+    assert.match(issueFor({ ...valid, gpuTypes: ['A100', 'a100'] }, 'gpuTypes'), /twice/);
+  });
+
+  test('negative and zero counts are rejected with the rule', () => {
+    assert.equal(issueFor({ ...valid, gpus: -2 }, 'gpus'), 'must be at least 1');
+    assert.equal(issueFor({ ...valid, batchSize: 0 }, 'batchSize'), 'must be at least 1');
+    assert.equal(issueFor({ ...valid, iterations: -1 }, 'iterations'), 'must be at least 1');
+    assert.equal(issueFor({ ...valid, gpus: 1.5 }, 'gpus'), 'must be an integer');
+    assert.equal(issueFor({ ...valid, gpus: 5000 }, 'gpus'), 'must be at most 1024');
+  });
+
+  test('wrong types and unknown fields are named', () => {
+    assert.equal(issueFor({ ...valid, gpus: '4' }, 'gpus'), 'must be an integer');
+    assert.match(issueFor({ ...valid, packable: 'yes' }, 'packable'), /expected boolean/);
+    assert.match(issueFor({ ...valid, model: 7 }, 'model'), /expected string/);
+    assert.equal(issueFor({ ...valid, gpu: 4 }, 'gpu'), 'unknown field');
+    assert.match(issueFor([], '(document)'), /expected object/);
+    assert.match(issueFor({ ...valid, deadline: 'tomorrow' }, 'deadline'), /ISO 8601/);
+  });
+
+  test('env may not set variables the agent manages, and names must be valid', () => {
+    assert.match(
+      issueFor({ ...valid, env: { TESSERA_RANK: '3' } }, 'env.TESSERA_RANK'),
+      /host agent manages/,
+    );
+    assert.match(issueFor({ ...valid, env: { '1BAD': 'x' } }, 'env.1BAD'), /valid environment variable name/);
+    assert.match(issueFor({ ...valid, command: [] }, 'command'), /program to run/);
+    assert.match(issueFor({ ...valid, clientToken: 'has space' }, 'clientToken'), /\[A-Za-z0-9._:-\]/);
+  });
+
+  test('every problem is reported at once', () => {
+    const issues = issuesOf({ model: 'nope', batchSize: -1, gpus: 'x', iterations: 0 });
+    assert.deepEqual(issues.map((i) => i.field).sort(), [
+      'batchSize',
+      'command',
+      'gpus',
+      'iterations',
+      'model',
+    ]);
+    assert.match(formatJobSpecIssues(issues), /model: unknown model "nope"/);
+  });
+});
+
+describe('parseJobSpecJson', () => {
+  test('rejects oversized documents before parsing them', () => {
+    const text = JSON.stringify({ ...valid, name: 'x'.repeat(MAX_JOB_SPEC_BYTES) });
+    const result = parseJobSpecJson(text);
+    assert.ok(!result.ok);
+    assert.deepEqual(result.issues, [
+      {
+        field: '(document)',
+        rule: `must be at most ${MAX_JOB_SPEC_BYTES} bytes, got ${Buffer.byteLength(text)}`,
+      },
+    ]);
+  });
+
+  test('rejects malformed JSON naming the document', () => {
+    const result = parseJobSpecJson('{"model": ');
+    assert.ok(!result.ok);
+    assert.equal(result.issues[0]?.field, '(document)');
+    assert.match(result.issues[0]?.rule ?? '', /must be JSON/);
+  });
+});
+
+describe('jobSpecFingerprint', () => {
+  test('ignores the client token and key order but not the content', () => {
+    const a = validateJobSpec(valid);
+    const b = validateJobSpec({
+      ...Object.fromEntries(Object.entries(valid).reverse()),
+      clientToken: 'other',
+    });
+    const c = validateJobSpec({ ...valid, gpus: 2 });
+    assert.ok(a.ok && b.ok && c.ok);
+    assert.equal(jobSpecFingerprint(a.document), jobSpecFingerprint(b.document));
+    assert.notEqual(jobSpecFingerprint(a.document), jobSpecFingerprint(c.document));
+  });
+});
