@@ -524,7 +524,7 @@ describe('every resource', () => {
     template.resourceCountIs('AWS::EC2::NatGateway', 0);
     for (const [, subnet] of resources('AWS::EC2::Subnet'))
       assert.equal(subnet.Properties.MapPublicIpOnLaunch, true);
-    const endpoints = resources('AWS::EC2::VPCEndpoint').map(([, e]) => [
+    const endpoints = resources('AWS::EC2::VPCEndpoint').map(([, e]): [unknown, string] => [
       e.Properties.VpcEndpointType,
       JSON.stringify(e.Properties.ServiceName),
     ]);
@@ -540,9 +540,9 @@ describe('every resource', () => {
     const sg =
       json.Resources[stack.getLogicalId(stack.fleet.securityGroup.node.defaultChild as never)]!.Properties;
     assert.equal(sg.SecurityGroupIngress, undefined, 'no inline ingress');
-    const [[, ingress]] = resources('AWS::EC2::SecurityGroupIngress') as [
-      [string, { Properties: Record<string, unknown> }],
-    ];
+    const ingresses = resources('AWS::EC2::SecurityGroupIngress');
+    assert.equal(ingresses.length, 1);
+    const ingress = ingresses[0]![1];
     assert.deepEqual(ingress.Properties.SourceSecurityGroupId, ingress.Properties.GroupId);
   });
 
