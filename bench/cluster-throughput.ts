@@ -12,7 +12,6 @@ export class ThroughputMeter {
   private previousTime = 0;
   private first: number | undefined;
   private readonly bins = new Map<number, number>();
-  private total = 0;
 
   constructor(
     /** Iterations per second of each job on its requested allocation. */
@@ -27,20 +26,32 @@ export class ThroughputMeter {
     this.previousTime = now;
   };
 
-  /** Average and peak (best bin) normalised throughput from the first observation to the last finish. */
-  finish(records: readonly JobRecord[]): { avgThroughput: number; peakThroughput: number } {
+  /**
+   * Average normalised throughput over `window` (the trace's arrival period: the paper plots throughput while
+   * jobs arrive; the drain afterwards is set by the longest job alone), and the peak (best full bin) of the run.
+   */
+  finish(
+    records: readonly JobRecord[],
+    window: { readonly start: number; readonly end: number },
+  ): { avgThroughput: number; peakThroughput: number } {
     const finishes = new Map(records.map((r) => [r.id, r.finishTime]));
     this.close(this.previous, this.previousTime, (id) => finishes.get(id) ?? this.previousTime);
     this.previous = [];
     const end = Math.max(this.previousTime, ...records.map((r) => r.finishTime ?? 0));
-    const span = end - (this.first ?? end);
+    let inWindow = 0;
+    for (const [bin, work] of this.bins) {
+      const from = Math.max(bin * this.binSeconds, window.start);
+      const to = Math.min((bin + 1) * this.binSeconds, window.end);
+      if (to > from) inWindow += (work * (to - from)) / this.binSeconds;
+    }
+    const span = window.end - window.start;
     let peak = 0;
     for (const [bin, work] of this.bins) {
       const from = Math.max(bin * this.binSeconds, this.first ?? 0);
       const to = Math.min((bin + 1) * this.binSeconds, end);
       if (to - from >= this.binSeconds / 2) peak = Math.max(peak, work / (to - from));
     }
-    return { avgThroughput: span > 0 ? this.total / span : 0, peakThroughput: peak };
+    return { avgThroughput: span > 0 ? inWindow / span : 0, peakThroughput: peak };
   }
 
   private close(running: readonly RunningRate[], from: number, until: (jobId: string) => number): void {
@@ -56,7 +67,6 @@ export class ThroughputMeter {
 
   /** Adds `speed` × time over [start, end), split across bins. */
   private add(start: number, end: number, speed: number): void {
-    this.total += speed * (end - start);
     for (let t = start; t < end; ) {
       const bin = Math.floor(t / this.binSeconds);
       const stop = Math.min(end, (bin + 1) * this.binSeconds);

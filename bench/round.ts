@@ -11,7 +11,7 @@ import { DEFAULT_MODEL_MIX } from '../lib/sim/model-mix.ts';
 import { syntheticJobs } from './synthetic-jobs.ts';
 import type { BenchRow, BenchSuite } from './types.ts';
 
-export const ROUND_BENCH_POLICIES = ['fifo', 'yarn-cs', 'tiresias', 'gandiva', 'srtf', 'tessera'];
+export const ROUND_BENCH_POLICIES = ['fifo', 'yarn-cs', 'tiresias', 'gandiva', 'srtf', 'tessera', 'crius'];
 
 const SETUPS = [
   { gpus: 256, jobs: 2048 },

@@ -353,7 +353,7 @@ const nonNegative = z.number().finite().nonnegative();
 
 const layerSchema = z.strictObject({
   name: z.string().min(1).optional(),
-  flops: z.number().finite().positive(),
+  flops: nonNegative,
   paramBytes: nonNegative,
   activationBytes: nonNegative,
   outputBytes: nonNegative,
@@ -365,15 +365,20 @@ const layerSchema = z.strictObject({
     .optional(),
 });
 
-const profileSchema = z.strictObject({
-  id: z.string().trim().min(1),
-  family: z.enum(FAMILIES),
-  layers: z.array(layerSchema).min(1),
-  batchSizes: z.array(z.number().int().positive()).min(1),
-  stateBytesPerParamByte: z.number().finite().positive().optional(),
-  maxTensorParallel: z.number().int().positive().optional(),
-  description: z.string().optional(),
-});
+const profileSchema = z
+  .strictObject({
+    id: z.string().trim().min(1),
+    family: z.enum(FAMILIES),
+    layers: z.array(layerSchema).min(1),
+    batchSizes: z.array(z.number().int().positive()).min(1),
+    stateBytesPerParamByte: z.number().finite().positive().optional(),
+    maxTensorParallel: z.number().int().positive().optional(),
+    description: z.string().optional(),
+  })
+  .refine((p) => p.layers.some((l) => l.flops > 0), {
+    message: 'at least one layer must have flops > 0',
+    path: ['layers'],
+  });
 
 /** A user profile as written in JSON (see docs/crius.md for the format). */
 export type LayeredModelInput = z.input<typeof profileSchema>;
@@ -385,7 +390,9 @@ export type LayeredModelInput = z.input<typeof profileSchema>;
 export const parseLayeredModel = (input: unknown, fileName = 'model profile'): LayeredModel => {
   const parsed = profileSchema.safeParse(input);
   if (!parsed.success) {
-    const problems = parsed.error.issues.slice(0, 5).map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+    const problems = parsed.error.issues
+      .slice(0, 5)
+      .map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
     throw new RangeError(`${fileName}: invalid layer profile: ${problems.join('; ')}`);
   }
   const p = parsed.data;
@@ -422,6 +429,4 @@ export const parseLayeredModelJson = (text: string, fileName: string): LayeredMo
 const formatPath = (path: readonly PropertyKey[]): string =>
   path.length === 0
     ? '(profile)'
-    : path
-        .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
-        .join('');
+    : path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');

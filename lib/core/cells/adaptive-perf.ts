@@ -119,8 +119,10 @@ export class AdaptiveParallelPerfModel implements PerfModel {
 
   private stagesOf(model: LayeredModel, gpus: number, stages: number): StageAssignment | undefined {
     return (
-      this.splits.get(`${model.id}|${gpus}|${stages}`, () => determineStages(model.layers, gpus, stages) ?? null) ??
-      undefined
+      this.splits.get(
+        `${model.id}|${gpus}|${stages}`,
+        () => determineStages(model.layers, gpus, stages) ?? null,
+      ) ?? undefined
     );
   }
 
@@ -164,12 +166,20 @@ export class AdaptiveParallelPerfModel implements PerfModel {
   }
 }
 
-const NO_PLAN: ThroughputEstimate = { iterationsPerSecond: 0, computeSeconds: 0, commSeconds: 0, source: 'analytic' };
+const NO_PLAN: ThroughputEstimate = {
+  iterationsPerSecond: 0,
+  computeSeconds: 0,
+  commSeconds: 0,
+  source: 'analytic',
+};
 
 /** The placement shape as a Cell layout: GPUs spread evenly over the hosts, joined at the shape's level. */
 export const layoutOf = (query: ThroughputQuery): CellLayout => {
   const hosts = Math.max(1, query.shape.hosts);
   return hosts === 1
     ? { gpusPerHost: query.gpus, level: 'machine' }
-    : { gpusPerHost: Math.ceil(query.gpus / hosts), level: query.shape.level === 'machine' ? 'rack' : query.shape.level };
+    : {
+        gpusPerHost: Math.ceil(query.gpus / hosts),
+        level: query.shape.level === 'machine' ? 'rack' : query.shape.level,
+      };
 };

@@ -6,7 +6,16 @@ import { byPriorityThenArrival, isHolding } from '../order/compare.ts';
 import type { AllocateStage, Demand, Rejection, RoundContext } from '../stages.ts';
 import { type Observation, observe } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
-import { type CellConfig, type CellOptions, cellKey, countsFor, type JobCells, jobCells, meetsDeadline, rawCell } from './job-cells.ts';
+import {
+  type CellConfig,
+  type CellOptions,
+  cellKey,
+  countsFor,
+  type JobCells,
+  jobCells,
+  meetsDeadline,
+  rawCell,
+} from './job-cells.ts';
 import {
   admissionConfigs,
   applyChoice,
@@ -42,13 +51,20 @@ export interface CriusAllocateOptions extends CellOptions {
   readonly breadth: number;
   /** Relative throughput gain a running job needs to be scaled up (a restart costs). */
   readonly minScaleUpGain: number;
+  /** Opportunistic execution: a pending job suspends later arrivals once that frees its smallest Cell. */
+  readonly opportunistic: boolean;
   readonly estimator: CellEstimator;
 }
 
 // The Cells of each job are computed once per round and options (reject and allocate share them).
 const roundCache = new WeakMap<RoundContext, Map<string, JobCells>>();
 
-const cellsFor = (job: JobState, ctx: RoundContext, o: CriusAllocateOptions, deadlines = o.deadlines): JobCells => {
+const cellsFor = (
+  job: JobState,
+  ctx: RoundContext,
+  o: CriusAllocateOptions,
+  deadlines = o.deadlines,
+): JobCells => {
   let cache = roundCache.get(ctx);
   if (!cache) {
     cache = new Map();
@@ -62,8 +78,6 @@ const cellsFor = (job: JobState, ctx: RoundContext, o: CriusAllocateOptions, dea
   }
   return cells;
 };
-
-const later = (a: JobState, b: JobState): boolean => byPriorityThenArrival(a, b) > 0;
 
 export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
   name: o.name,
@@ -90,17 +104,25 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
 
   allocate(ordered, ctx): Map<string, Demand> {
     const capacity = new Map([...ctx.capacity].map(([type, c]) => [type, c.gpus]));
-    const vc = new VirtualAllocation(capacity);
+    const arrival = [...ordered].sort(byPriorityThenArrival);
+    const rank = new Map(arrival.map((j, i) => [j.spec.id, i]));
+    const vc = new VirtualAllocation(capacity, (id) => rank.get(id) ?? 0);
     const byId = new Map(ordered.map((j) => [j.spec.id, j]));
     const cellsOf = (jobId: string): JobCells | undefined => {
       const job = byId.get(jobId);
       return job ? cellsFor(job, ctx, o) : undefined;
     };
-    const s: SearchContext = { vc, budget: new Budget(o.choiceBudget), depth: o.depth, breadth: o.breadth, cellsOf };
+    const s: SearchContext = {
+      vc,
+      budget: new Budget(o.choiceBudget),
+      depth: o.depth,
+      breadth: o.breadth,
+      cellsOf,
+    };
     const cache = new MoveCache();
 
     const queue: JobState[] = [];
-    for (const job of [...ordered].sort(byPriorityThenArrival)) {
+    for (const job of arrival) {
       if (!isHolding(job)) {
         queue.push(job);
         continue;
@@ -118,12 +140,17 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
         pending.push(job);
         continue;
       }
-      const choice: Choice | undefined = s.budget.exhausted ? directFit(cells, vc) : scaleResource(cells, s, cache);
+      const choice: Choice | undefined = s.budget.exhausted
+        ? directFit(cells, vc)
+        : scaleResource(cells, s, cache);
       if (choice) {
         applyChoice(choice, vc);
         continue;
       }
-      const suspended = reclaim(job, cells, vc, byId, o.deadlines);
+      const suspended =
+        !o.opportunistic || s.budget.exhausted
+          ? undefined
+          : reclaim(job, cells, vc, byId, rank.get(job.spec.id)!, s.budget, o.deadlines);
       if (suspended) {
         // Suspended jobs arrived later: they compete again after this one, in arrival order.
         for (const id of suspended) insertByArrival(queue, i + 1, byId.get(id)!);
@@ -169,7 +196,14 @@ const heldAsIs = (job: JobState): CellConfig => {
   const a = job.allocation!;
   const gpus = allocationGpuCount(a);
   const cell = a.cell ?? { gpuType: a.gpuType, gpus, stageGpus: [gpus] };
-  return { gpuType: a.gpuType, gpus, cell, key: cellKey(a.gpuType, gpus, cell.stageGpus.length), rate: 0, value: 0 };
+  return {
+    gpuType: a.gpuType,
+    gpus,
+    cell,
+    key: cellKey(a.gpuType, gpus, cell.stageGpus.length),
+    rate: 0,
+    value: 0,
+  };
 };
 
 /** The uncalibrated estimate of the Cell a running job holds. */
@@ -203,23 +237,28 @@ const reclaim = (
   cells: JobCells,
   vc: VirtualAllocation,
   byId: ReadonlyMap<string, JobState>,
+  rank: number,
+  budget: Budget,
   deadlines: boolean,
 ): string[] | undefined => {
   let best: { admit: CellConfig; victims: string[]; gpus: number } | undefined;
   for (const admit of admissionConfigs(cells)) {
-    const victims = [...vc.jobsOn(admit.gpuType)]
-      .map((id) => byId.get(id))
-      .filter((v): v is JobState => !!v && later(v, job) && !(deadlines && v.spec.deadline !== undefined))
-      .sort((a, b) => byPriorityThenArrival(b, a));
     let free = vc.free(admit.gpuType);
     const chosen: string[] = [];
     let gpus = 0;
-    for (const v of victims) {
-      if (free >= admit.gpus) break;
-      const held = vc.get(v.spec.id)!.gpus;
+    for (const id of vc.holdersAfter(admit.gpuType, rank)) {
+      if (free >= admit.gpus || !budget.spend()) break;
+      const victim = byId.get(id);
+      if (
+        !victim ||
+        (deadlines && victim.spec.deadline !== undefined) ||
+        victim.spec.priority > job.spec.priority
+      )
+        continue;
+      const held = vc.get(id)!.gpus;
       free += held;
       gpus += held;
-      chosen.push(v.spec.id);
+      chosen.push(id);
     }
     if (free < admit.gpus) continue;
     if (!best || gpus < best.gpus || (gpus === best.gpus && admit.value > best.admit.value)) {

@@ -37,7 +37,8 @@ export const observe = (
 ): CellCalibrationState => {
   const previous = state ?? EMPTY_CALIBRATION;
   const cells: Record<string, { cell: string; ratio: number }> = {};
-  for (const [jobId, entry] of Object.entries(previous.cells)) if (activeJobs.has(jobId)) cells[jobId] = entry;
+  for (const [jobId, entry] of Object.entries(previous.cells))
+    if (activeJobs.has(jobId)) cells[jobId] = entry;
   const efficiency: Record<string, number> = { ...previous.efficiency };
   for (const o of observations) {
     if (!(o.measured > 0 && o.estimated > 0)) continue;
@@ -50,7 +51,8 @@ export const observe = (
     };
     const key = efficiencyKey(o.model, o.gpuType);
     const learned = efficiency[key];
-    efficiency[key] = learned === undefined ? ratio : EFFICIENCY_ALPHA * ratio + (1 - EFFICIENCY_ALPHA) * learned;
+    efficiency[key] =
+      learned === undefined ? ratio : EFFICIENCY_ALPHA * ratio + (1 - EFFICIENCY_ALPHA) * learned;
   }
   return { cells, efficiency };
 };

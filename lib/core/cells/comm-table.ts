@@ -35,7 +35,12 @@ export interface CommMeasurement {
  * α-β cost of one collective. Ring all-reduce: 2(n−1)/n · b/β + 2(n−1)α; all-gather and all-to-all of b
  * bytes in total: (n−1)/n · b/β + (n−1)α; send/recv: b/β + α.
  */
-export const alphaBetaSeconds = (collective: Collective, ranks: number, bytes: number, link: Link): number => {
+export const alphaBetaSeconds = (
+  collective: Collective,
+  ranks: number,
+  bytes: number,
+  link: Link,
+): number => {
   if (bytes <= 0) return 0;
   if (collective === 'send-recv') return bytes / link.bandwidth + link.latency;
   if (ranks <= 1) return 0;
@@ -44,7 +49,11 @@ export const alphaBetaSeconds = (collective: Collective, ranks: number, bytes: n
 };
 
 /** Where the α-β defaults come from: the GPU catalog's links and the perf parameters' tiers. */
-export const linkOf = (gpuType: GpuTypeId, tier: Tier, parameters: PerfParameters = DEFAULT_PERF_PARAMETERS): Link => {
+export const linkOf = (
+  gpuType: GpuTypeId,
+  tier: Tier,
+  parameters: PerfParameters = DEFAULT_PERF_PARAMETERS,
+): Link => {
   const gpu = getGpuType(gpuType);
   if (tier === 'intra') return { bandwidth: gpu.intraNodeGBps * 1e9, latency: gpu.intraNodeLatencyUs * 1e-6 };
   const t = parameters.tiers[tier];
@@ -84,7 +93,9 @@ export class CommTables {
     private readonly parameters: PerfParameters = DEFAULT_PERF_PARAMETERS,
     measurements: readonly CommMeasurement[] = [],
   ) {
-    measurements.forEach((m, i) => this.tables.set(key(m.collective, m.gpuType, m.tier, m.ranks), validate(m, i)));
+    for (const [i, m] of measurements.entries()) {
+      this.tables.set(key(m.collective, m.gpuType, m.tier, m.ranks), validate(m, i));
+    }
   }
 
   /** Seconds for one `collective` of `bytes` over `ranks` GPUs of `gpuType` at `tier`. */
@@ -101,7 +112,12 @@ export class CommTables {
   }
 
   /** The points behind one table (after first use or measurement), for inspection and tests. */
-  points(collective: Collective, gpuType: GpuTypeId, tier: Tier, ranks: number): readonly CommPoint[] | undefined {
+  points(
+    collective: Collective,
+    gpuType: GpuTypeId,
+    tier: Tier,
+    ranks: number,
+  ): readonly CommPoint[] | undefined {
     return this.tables.get(key(collective, gpuType, tier, ranks));
   }
 }
@@ -113,7 +129,8 @@ const validate = (m: CommMeasurement, index: number): CommPoint[] => {
   const where = `comm measurement [${index}] (${m.collective}, ${m.gpuType}, ${m.tier}, ${m.ranks} ranks)`;
   if (!COLLECTIVES.includes(m.collective)) throw new RangeError(`${where}: unknown collective`);
   if (!TIERS.includes(m.tier)) throw new RangeError(`${where}: tier must be one of ${TIERS.join(', ')}`);
-  if (!(Number.isInteger(m.ranks) && m.ranks >= 2)) throw new RangeError(`${where}: ranks must be an integer ≥ 2`);
+  if (!(Number.isInteger(m.ranks) && m.ranks >= 2))
+    throw new RangeError(`${where}: ranks must be an integer ≥ 2`);
   getGpuType(m.gpuType);
   if (m.points.length < 2) throw new RangeError(`${where}: needs at least 2 points to interpolate`);
   const points = [...m.points].sort((a, b) => a.bytes - b.bytes);

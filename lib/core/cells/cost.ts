@@ -113,11 +113,13 @@ const infeasible = (reason: string, memoryBytes = 0): StageCost => ({
 export const stageCost = (ctx: CellCostContext, stage: StageSpec, split: StageSplit): StageCost => {
   const { dp, tp } = split;
   const { model, gpu, parameters: p } = ctx;
-  if (dp * tp !== stage.gpus) throw new RangeError(`stage ${stage.index}: ${dp} × ${tp} ≠ ${stage.gpus} GPUs`);
+  if (dp * tp !== stage.gpus)
+    throw new RangeError(`stage ${stage.index}: ${dp} × ${tp} ≠ ${stage.gpus} GPUs`);
   if (tp > model.maxTensorParallel)
     return infeasible(`tensor-parallel degree ${tp} exceeds ${model.id}'s ${model.maxTensorParallel}`);
   const samples = ctx.microBatch / dp;
-  if (!(samples >= 1)) return infeasible(`micro-batch of ${ctx.microBatch} samples cannot split over ${dp} replicas`);
+  if (!(samples >= 1))
+    return infeasible(`micro-batch of ${ctx.microBatch} samples cannot split over ${dp} replicas`);
 
   let flops = 0;
   let params = 0;
@@ -147,7 +149,8 @@ export const stageCost = (ctx: CellCostContext, stage: StageSpec, split: StageSp
   const half = p.halfEfficiencySamples[model.family] ?? p.defaultHalfEfficiencySamples;
   const peakShare = Math.min(
     p.perf.maxEfficiency,
-    (p.perf.familyEfficiency[model.family] ?? p.perf.maxEfficiency) * (p.perf.gpuEfficiencyScale[gpu.id] ?? 1),
+    (p.perf.familyEfficiency[model.family] ?? p.perf.maxEfficiency) *
+      (p.perf.gpuEfficiencyScale[gpu.id] ?? 1),
   );
   const efficiency =
     (peakShare * (perGpuSamples / (perGpuSamples + half))) / (1 + p.tensorParallelOverhead * Math.log2(tp));
@@ -201,7 +204,8 @@ export const boundarySeconds = (
   const layout = ctx.layout;
   const prevHosts = hostsSpanned(prev.offset, prev.gpus, layout);
   const hosts = hostsSpanned(stage.offset, stage.gpus, layout);
-  const sameHost = prevHosts === 1 && hosts === 1 && hostOf(prev.offset, layout) === hostOf(stage.offset, layout);
+  const sameHost =
+    prevHosts === 1 && hosts === 1 && hostOf(prev.offset, layout) === hostOf(stage.offset, layout);
   const p2p = sameHost
     ? ctx.comm('send-recv', 'intra', 2, bytes / Math.min(prev.gpus, stage.gpus))
     : ctx.comm('send-recv', hostTier(layout), 2, bytes / Math.min(prevHosts, hosts));

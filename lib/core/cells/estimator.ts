@@ -55,7 +55,9 @@ export interface StageProfile {
 
 /** The layout a consolidated placement of `gpus` GPUs gets on hosts of `largestHost` GPUs. */
 export const consolidatedLayout = (gpus: number, largestHost: number): CellLayout =>
-  gpus <= largestHost ? { gpusPerHost: Math.max(1, gpus), level: 'machine' } : { gpusPerHost: largestHost, level: 'rack' };
+  gpus <= largestHost
+    ? { gpusPerHost: Math.max(1, gpus), level: 'machine' }
+    : { gpusPerHost: largestHost, level: 'rack' };
 
 /** Pipeline stage counts of a Cell: powers of two up to the GPU count and the number of layers. */
 export const stageCountsFor = (gpus: number, layers: number): number[] => {
@@ -65,7 +67,8 @@ export const stageCountsFor = (gpus: number, layers: number): number[] => {
 };
 
 const BOTH: readonly StageParallelism[] = ['dp', 'tp'];
-const splitOf = (p: StageParallelism, gpus: number): StageSplit => (p === 'dp' ? { dp: gpus, tp: 1 } : { dp: 1, tp: gpus });
+const splitOf = (p: StageParallelism, gpus: number): StageSplit =>
+  p === 'dp' ? { dp: gpus, tp: 1 } : { dp: 1, tp: gpus };
 
 const infeasible = (reason: string): CellEstimate => ({
   feasible: false,
@@ -106,8 +109,10 @@ export class CellEstimator {
   /** Stage determination for a model on `gpus` GPUs in `stages` stages (memoised). */
   stagesOf(model: LayeredModel, gpus: number, stages: number): StageAssignment | undefined {
     return (
-      this.splits.get(`${model.id}|${gpus}|${stages}`, () => determineStages(model.layers, gpus, stages) ?? null) ??
-      undefined
+      this.splits.get(
+        `${model.id}|${gpus}|${stages}`,
+        () => determineStages(model.layers, gpus, stages) ?? null,
+      ) ?? undefined
     );
   }
 
@@ -172,7 +177,9 @@ export class CellEstimator {
       splitsFor: (s) => BOTH.map((p) => splitOf(p, s.gpus)),
     });
     if (!evaluation.feasible) return infeasible(evaluation.reason ?? 'infeasible');
-    const parallelism = evaluation.splits.map((s): StageParallelism => (s.tp > 1 && s.dp === 1 ? 'tp' : 'dp'));
+    const parallelism = evaluation.splits.map(
+      (s): StageParallelism => (s.tp > 1 && s.dp === 1 ? 'tp' : 'dp'),
+    );
     const cell: Cell = {
       gpuType: gpu.id,
       gpus: q.gpus,
@@ -190,7 +197,9 @@ export class CellEstimator {
     };
   }
 
-  private prepare(q: CellQuery): string | { ctx: CellCostContext; specs: StageSpec[]; problem: PipelineProblem } {
+  private prepare(
+    q: CellQuery,
+  ): string | { ctx: CellCostContext; specs: StageSpec[]; problem: PipelineProblem } {
     const model = this.layered(q.model);
     if (!model) return `no layer chain for model ${q.model}`;
     const stages = this.stagesOf(model, q.gpus, q.stages);
@@ -226,7 +235,8 @@ export class CellEstimator {
 export const batchOf = (model: LayeredModel, batchSize: number): number =>
   batchSize > 0
     ? batchSize
-    : (findModelProfile(model.id)?.defaultBatchSize ?? model.batchSizes[Math.floor(model.batchSizes.length / 2)]!);
+    : (findModelProfile(model.id)?.defaultBatchSize ??
+      model.batchSizes[Math.floor(model.batchSizes.length / 2)]!);
 
 const key = (q: CellQuery): string =>
   `${q.model}|${q.batchSize}|${q.gpuType}|${q.gpus}|${q.stages}|${q.layout.gpusPerHost}|${q.layout.level}`;

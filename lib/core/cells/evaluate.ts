@@ -69,7 +69,9 @@ export const evaluateCell = (input: CellEvaluationInput): CellEvaluation => {
   const n = stages.stageGpus.length;
   const microBatches = MICRO_BATCHES_PER_STAGE * n;
   if (input.batchSize < microBatches)
-    return infeasible(`global batch ${input.batchSize} has fewer samples than the ${microBatches} micro-batches`);
+    return infeasible(
+      `global batch ${input.batchSize} has fewer samples than the ${microBatches} micro-batches`,
+    );
   const ctx: CellCostContext = {
     model,
     gpu: input.gpu,
@@ -85,10 +87,13 @@ export const evaluateCell = (input: CellEvaluationInput): CellEvaluation => {
   const splits = specs.map((s) => input.splitsFor(s));
   const costs: StageCost[][] = specs.map((s, i) => splits[i]!.map((split) => stageCost(ctx, s, split)));
   for (let s = 0; s < n; s++) {
-    if (!costs[s]!.some((c) => c.feasible)) return infeasible(costs[s]![0]?.reason ?? `stage ${s} has no split`);
+    if (!costs[s]!.some((c) => c.feasible))
+      return infeasible(costs[s]![0]?.reason ?? `stage ${s} has no split`);
   }
   const comms: number[][][] = specs.map((spec, s) =>
-    s === 0 ? [] : splits[s - 1]!.map(() => splits[s]!.map((split) => boundarySeconds(ctx, specs[s - 1]!, spec, split))),
+    s === 0
+      ? []
+      : splits[s - 1]!.map(() => splits[s]!.map((split) => boundarySeconds(ctx, specs[s - 1]!, spec, split))),
   );
   const problem = (withComm: boolean): PipelineProblem => ({
     options: splits.map((o) => o.length),

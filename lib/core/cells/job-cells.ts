@@ -43,7 +43,8 @@ export interface JobCells {
   readonly current?: CellConfig;
 }
 
-export const cellKey = (gpuType: GpuTypeId, gpus: number, stages: number): string => `${gpuType}|${gpus}|${stages}`;
+export const cellKey = (gpuType: GpuTypeId, gpus: number, stages: number): string =>
+  `${gpuType}|${gpus}|${stages}`;
 
 /** {⌊N/2⌋, N, 2N} with scaling, N without; N/2 only when it is at least one GPU. */
 export const countsFor = (requested: number, countScaling: boolean): number[] => {
@@ -53,7 +54,11 @@ export const countsFor = (requested: number, countScaling: boolean): number[] =>
 };
 
 /** The one type a job stays on without heterogeneity scaling: where it runs, its request, else the fastest. */
-export const boundType = (job: JobState, ctx: RoundContext, rateAt: (type: GpuTypeId) => number): GpuTypeId | undefined => {
+export const boundType = (
+  job: JobState,
+  ctx: RoundContext,
+  rateAt: (type: GpuTypeId) => number,
+): GpuTypeId | undefined => {
   if (isHolding(job)) return job.allocation!.gpuType;
   const allowed = allowedTypes(job.spec, ctx);
   const preferred = job.spec.preferredGpuType;
@@ -94,7 +99,9 @@ export const rawCell = (
       gpus,
       layout: consolidatedLayout(gpus, capacity.largestHost),
     });
-    return e.feasible && e.cell ? { rate: e.iterationsPerSecond, cell: e.cell, stages: e.cell.stageGpus.length } : undefined;
+    return e.feasible && e.cell
+      ? { rate: e.iterationsPerSecond, cell: e.cell, stages: e.cell.stageGpus.length }
+      : undefined;
   }
   const rate = ctx.perf.throughput({
     model: job.spec.model,
@@ -103,7 +110,9 @@ export const rawCell = (
     gpus,
     shape: bestShape(gpus, capacity),
   }).iterationsPerSecond;
-  return rate > 0 ? { rate, cell: { gpuType: type, gpus, stageGpus: [gpus], parallelism: ['dp'] }, stages: 1 } : undefined;
+  return rate > 0
+    ? { rate, cell: { gpuType: type, gpus, stageGpus: [gpus], parallelism: ['dp'] }, stages: 1 }
+    : undefined;
 };
 
 /** Raw rate of the Cell a running job holds (its own stages), or undefined when it holds none we can estimate. */
@@ -131,7 +140,8 @@ export const meetsDeadline = (job: JobState, rate: number, ctx: RoundContext, st
   const deadline = job.spec.deadline;
   if (deadline === undefined) return true;
   if (!(rate > 0)) return false;
-  const restart = stays ? 0 : ctx.config.restartSeconds;
+  // Moving costs a restart; so does resuming a suspended job from its checkpoint, but not a first start.
+  const restart = stays || (!isHolding(job) && job.progress === 0) ? 0 : ctx.config.restartSeconds;
   return ctx.now + restart + remainingIterations(job) / rate <= deadline;
 };
 
@@ -154,7 +164,12 @@ const capacityKey = (ctx: RoundContext): string => {
   return key;
 };
 
-const staticCells = (job: JobState, ctx: RoundContext, estimator: CellEstimator, countScaling: boolean): StaticCells => {
+const staticCells = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  countScaling: boolean,
+): StaticCells => {
   let perSpec = staticCache.get(job.spec);
   if (!perSpec) {
     perSpec = new Map();
@@ -182,13 +197,22 @@ const staticCells = (job: JobState, ctx: RoundContext, estimator: CellEstimator,
 };
 
 /** Every Cell of a job the policy allows this round, calibrated and normalised. */
-export const jobCells = (job: JobState, ctx: RoundContext, estimator: CellEstimator, options: CellOptions): JobCells => {
+export const jobCells = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  options: CellOptions,
+): JobCells => {
   const spec = job.spec;
   const calibration = ctx.state.cellCalibration;
   const { raws: all, reference } = staticCells(job, ctx, estimator, options.countScaling);
   let raws = all;
   if (!options.typeScaling) {
-    const bound = boundType(job, ctx, (t) => all.find((r) => r.type === t && r.gpus === spec.gpus)?.raw.rate ?? 0);
+    const bound = boundType(
+      job,
+      ctx,
+      (t) => all.find((r) => r.type === t && r.gpus === spec.gpus)?.raw.rate ?? 0,
+    );
     raws = all.filter((r) => r.type === bound);
   }
   const make = (type: GpuTypeId, gpus: number, raw: Raw): CellConfig => {
@@ -204,7 +228,9 @@ export const jobCells = (job: JobState, ctx: RoundContext, estimator: CellEstima
   }
   const configs = raws
     .map((r) =>
-      current && r.type === current.gpuType && r.gpus === current.gpus ? current : make(r.type, r.gpus, r.raw),
+      current && r.type === current.gpuType && r.gpus === current.gpus
+        ? current
+        : make(r.type, r.gpus, r.raw),
     )
     .filter((c) => !options.deadlines || meetsDeadline(job, c.rate, ctx, c === current))
     .sort((a, b) => b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1));

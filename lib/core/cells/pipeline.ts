@@ -30,7 +30,11 @@ export interface PipelinePlan {
 }
 
 /** T_it for per-stage C_s and Comm_{s−1→s} (comms[0] is ignored) and M micro-batches, without gradient sync. */
-export const pipelineLatency = (computes: readonly number[], comms: readonly number[], microBatches: number): number => {
+export const pipelineLatency = (
+  computes: readonly number[],
+  comms: readonly number[],
+  microBatches: number,
+): number => {
   let sum = 0;
   let kT = Number.NEGATIVE_INFINITY;
   let kC = 0;
@@ -116,7 +120,10 @@ export const bestPlan = (problem: PipelineProblem): PipelinePlan | undefined => 
         for (let b = 0; b < problem.options[k]!; b++) {
           if (!allowed(k, b)) continue;
           const tau = C[k]![b]! + (k === 0 ? 0 : K[k]![a]![b]!);
-          const bound = (best?.iterationSeconds ?? Number.POSITIVE_INFINITY) - gamma - (problem.microBatches - 1) * C[k]![b]!;
+          const bound =
+            (best?.iterationSeconds ?? Number.POSITIVE_INFINITY) -
+            gamma -
+            (problem.microBatches - 1) * C[k]![b]!;
           if (tau > bound) continue;
           const chain = minChain(n, problem.options, C, K, allowed, tau, k, a, b);
           if (!chain) continue;
@@ -145,7 +152,8 @@ const minChain = (
     (s === k && o !== b) || (s === k - 1 && o !== a) ? false : allowed(s, o);
   let cost: number[] = [];
   const back: number[][] = [];
-  for (let o = 0; o < options[0]!; o++) cost.push(fixed(0, o) && C[0]![o]! <= tau ? C[0]![o]! : Number.POSITIVE_INFINITY);
+  for (let o = 0; o < options[0]!; o++)
+    cost.push(fixed(0, o) && C[0]![o]! <= tau ? C[0]![o]! : Number.POSITIVE_INFINITY);
   back.push(cost.map(() => -1));
   for (let s = 1; s < n; s++) {
     const next: number[] = [];

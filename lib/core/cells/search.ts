@@ -58,11 +58,20 @@ export interface SearchContext {
   readonly cellsOf: (jobId: string) => JobCells | undefined;
 }
 
+interface Candidates {
+  /** Cheapest loss per freed GPU first. */
+  readonly byEfficiency: readonly Move[];
+  /** Most GPUs freed first. */
+  readonly byFreed: readonly Move[];
+  /** Upper bound on the GPUs `depth` moves can free. */
+  readonly bound: number;
+}
+
 /** Per-type cache of candidate moves, valid while the jobs on that type do not change. */
 export class MoveCache {
-  private readonly entries = new Map<GpuTypeId, { version: number; moves: Move[]; bound: number }>();
+  private readonly entries = new Map<GpuTypeId, Candidates & { version: number }>();
 
-  get(type: GpuTypeId, s: SearchContext): { moves: Move[]; bound: number } {
+  get(type: GpuTypeId, s: SearchContext): Candidates {
     const version = s.vc.version(type);
     const hit = this.entries.get(type);
     if (hit && hit.version === version) return hit;
@@ -72,10 +81,11 @@ export class MoveCache {
   }
 }
 
-/** Every job on `type` with its cheapest way to free GPUs there, and an upper bound on what `depth` moves free. */
-const candidateMoves = (type: GpuTypeId, s: SearchContext): { moves: Move[]; bound: number } => {
+/** Every job on `type` with its cheapest way to free GPUs there (and its moves to other types). */
+const candidateMoves = (type: GpuTypeId, s: SearchContext): Candidates => {
   const moves: Move[] = [];
   const most: number[] = [];
+  let work = 0;
   for (const jobId of s.vc.jobsOn(type)) {
     const from = s.vc.get(jobId);
     const cells = s.cellsOf(jobId);
@@ -83,6 +93,7 @@ const candidateMoves = (type: GpuTypeId, s: SearchContext): { moves: Move[]; bou
     let maxFreed = 0;
     let bestDown: Move | undefined;
     for (const to of cells.configs) {
+      work++;
       const freed = to.gpuType === type ? from.gpus - to.gpus : from.gpus;
       if (freed <= 0) continue;
       maxFreed = Math.max(maxFreed, freed);
@@ -93,11 +104,15 @@ const candidateMoves = (type: GpuTypeId, s: SearchContext): { moves: Move[]; bou
     if (bestDown) moves.push(bestDown);
     if (maxFreed > 0) most.push(maxFreed);
   }
-  s.budget.spend(Math.ceil(moves.length / 8));
-  moves.sort((a, b) => a.loss / a.freed - b.loss / b.freed || b.freed - a.freed || (a.jobId < b.jobId ? -1 : 1));
+  s.budget.spend(work);
+  const byEfficiency = [...moves].sort(
+    (a, b) => a.loss / a.freed - b.loss / b.freed || b.freed - a.freed || (a.jobId < b.jobId ? -1 : 1),
+  );
+  const byFreed = [...moves].sort(
+    (a, b) => b.freed - a.freed || a.loss - b.loss || (a.jobId < b.jobId ? -1 : 1),
+  );
   most.sort((a, b) => b - a);
-  const bound = most.slice(0, s.depth).reduce((x, y) => x + y, 0);
-  return { moves, bound };
+  return { byEfficiency, byFreed, bound: most.slice(0, s.depth).reduce((x, y) => x + y, 0) };
 };
 
 /**
@@ -111,13 +126,24 @@ export const release = (
   s: SearchContext,
   cache: MoveCache,
 ): { moves: Move[]; loss: number } | undefined => {
-  const { moves: all, bound } = cache.get(type, s);
-  if (bound < need) return undefined;
-  // Keep the `breadth` most efficient feasible moves, plus the `depth` that free the most (for large needs).
-  const feasible = all.filter((m) => m.to.gpuType === type || s.vc.free(m.to.gpuType) >= m.to.gpus);
-  const pool = [...feasible.slice(0, s.breadth)];
-  const inPool = new Set(pool);
-  for (const m of [...feasible].sort((a, b) => b.freed - a.freed).slice(0, s.depth)) if (!inPool.has(m)) pool.push(m);
+  const candidates = cache.get(type, s);
+  if (candidates.bound < need) return undefined;
+  // The `breadth` most efficient feasible moves, plus the `depth` that free the most (for large needs).
+  const feasible = (m: Move) => m.to.gpuType === type || s.vc.free(m.to.gpuType) >= m.to.gpus;
+  const pool: Move[] = [];
+  const inPool = new Set<Move>();
+  const take = (list: readonly Move[], count: number): void => {
+    let taken = 0;
+    for (const m of list) {
+      if (taken >= count || !s.budget.spend()) break;
+      if (inPool.has(m) || !feasible(m)) continue;
+      pool.push(m);
+      inPool.add(m);
+      taken++;
+    }
+  };
+  take(candidates.byEfficiency, s.breadth);
+  take(candidates.byFreed, s.depth);
   let best: { moves: Move[]; loss: number } | undefined;
   let bestLoss = maxLoss;
   const chosen: Move[] = [];
@@ -174,7 +200,13 @@ export const scaleResource = (cells: JobCells, s: SearchContext, cache: MoveCach
       continue;
     }
     if (s.depth < 1) continue;
-    const freed = release(admit.gpuType, need, best ? admit.value - best.gain : Number.POSITIVE_INFINITY, s, cache);
+    const freed = release(
+      admit.gpuType,
+      need,
+      best ? admit.value - best.gain : Number.POSITIVE_INFINITY,
+      s,
+      cache,
+    );
     if (freed) {
       const gain = admit.value - freed.loss;
       if (!best || gain > best.gain) best = { jobId, admit, moves: freed.moves, gain };
@@ -212,7 +244,7 @@ export const scaleUp = (s: SearchContext, minGain: number, eligible: (jobId: str
       if (!eligible(jobId) || done.some((m) => m.jobId === jobId)) continue;
       const cells = s.cellsOf(jobId);
       if (!cells) continue;
-      s.budget.spend();
+      s.budget.spend(cells.configs.length);
       for (const to of cells.configs) {
         const gain = to.value - from.value;
         if (gain <= minGain * from.value || gain <= bestGain) continue;

@@ -34,7 +34,8 @@ export const fractionalGpus = (layers: readonly StageChainLayer[], gpus: number)
 export const roundToPowerOfTwo = (x: number): number => (x <= 1 ? 1 : 2 ** Math.round(Math.log2(x)));
 
 /** How far rounding moves a stage from its FLOP share, in octaves. */
-const distortion = (assigned: number, share: number): number => Math.abs(Math.log2(assigned / Math.max(share, 1e-6)));
+const distortion = (assigned: number, share: number): number =>
+  Math.abs(Math.log2(assigned / Math.max(share, 1e-6)));
 
 interface Entry {
   comm: number;
@@ -146,7 +147,8 @@ const repair = (
   let sum = counts.reduce((s, c) => s + c, 0);
   while (sum > gpus) {
     let pick = -1;
-    for (let k = 0; k < counts.length; k++) if (counts[k]! > 1 && (pick < 0 || ratio(k) > ratio(pick))) pick = k;
+    for (let k = 0; k < counts.length; k++)
+      if (counts[k]! > 1 && (pick < 0 || ratio(k) > ratio(pick))) pick = k;
     if (pick < 0) return undefined;
     counts[pick] = counts[pick]! / 2;
     sum -= counts[pick]!;

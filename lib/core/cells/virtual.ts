@@ -10,9 +10,21 @@ export class VirtualAllocation {
   private readonly held = new Map<string, CellConfig>();
   private readonly byType = new Map<GpuTypeId, Set<string>>();
   private readonly versions = new Map<GpuTypeId, number>();
+  /** Holders of each type by arrival rank, ascending (for opportunistic execution's "who came later"). */
+  private readonly byRank = new Map<GpuTypeId, { rank: number; jobId: string }[]>();
 
-  constructor(capacity: ReadonlyMap<GpuTypeId, number>) {
+  constructor(
+    capacity: ReadonlyMap<GpuTypeId, number>,
+    /** Arrival rank of a job (smaller = earlier); default: all equal. */
+    private readonly rank: (jobId: string) => number = () => 0,
+  ) {
     for (const [type, gpus] of capacity) this.freeGpus.set(type, gpus);
+  }
+
+  /** Jobs holding `type` whose rank is above `after`, latest first. */
+  *holdersAfter(type: GpuTypeId, after: number): Generator<string> {
+    const list = this.byRank.get(type) ?? [];
+    for (let i = list.length - 1; i >= 0 && list[i]!.rank > after; i--) yield list[i]!.jobId;
   }
 
   free(type: GpuTypeId): number {
@@ -48,7 +60,9 @@ export class VirtualAllocation {
   assign(jobId: string, config: CellConfig): void {
     this.release(jobId);
     if (!this.fits(config)) {
-      throw new Error(`virtual allocation: ${jobId} needs ${config.gpus} × ${config.gpuType}, ${this.free(config.gpuType)} free`);
+      throw new Error(
+        `virtual allocation: ${jobId} needs ${config.gpus} × ${config.gpuType}, ${this.free(config.gpuType)} free`,
+      );
     }
     this.freeGpus.set(config.gpuType, this.free(config.gpuType) - config.gpus);
     this.held.set(jobId, config);
@@ -58,6 +72,15 @@ export class VirtualAllocation {
       this.byType.set(config.gpuType, set);
     }
     set.add(jobId);
+    let ranked = this.byRank.get(config.gpuType);
+    if (!ranked) {
+      ranked = [];
+      this.byRank.set(config.gpuType, ranked);
+    }
+    const r = this.rank(jobId);
+    let at = ranked.length;
+    while (at > 0 && ranked[at - 1]!.rank > r) at--;
+    ranked.splice(at, 0, { rank: r, jobId });
     this.bump(config.gpuType);
   }
 
@@ -67,6 +90,9 @@ export class VirtualAllocation {
     this.held.delete(jobId);
     this.freeGpus.set(previous.gpuType, this.free(previous.gpuType) + previous.gpus);
     this.byType.get(previous.gpuType)?.delete(jobId);
+    const ranked = this.byRank.get(previous.gpuType);
+    const at = ranked?.findIndex((e) => e.jobId === jobId) ?? -1;
+    if (ranked && at >= 0) ranked.splice(at, 1);
     this.bump(previous.gpuType);
   }
 

@@ -19,11 +19,16 @@ export const DEFAULT_CRIUS_OPTIONS: Omit<CriusAllocateOptions, 'name'> = {
   choiceBudget: 20_000,
   breadth: 12,
   minScaleUpGain: 0.1,
+  opportunistic: true,
   estimator: CRIUS_ESTIMATOR,
 };
 
 /** A Crius composition: arrival order, the Cell-based allocation, consolidated placement that keeps what it can. */
-export const criusPolicy = (name: string, description: string, overrides: Partial<CriusAllocateOptions> = {}): Policy => ({
+export const criusPolicy = (
+  name: string,
+  description: string,
+  overrides: Partial<CriusAllocateOptions> = {},
+): Policy => ({
   name,
   description,
   order: arrivalOrder,
@@ -58,6 +63,10 @@ const fifo = BASELINE_POLICIES.find((p) => p.name === 'fifo');
 if (!fifo) throw new Error('policies: the fifo baseline is missing');
 
 /** The Crius paper's FCFS baseline is Tessera's `fifo`. */
-const fcfs: Policy = { ...fifo, name: 'fcfs', description: `Alias of fifo (the Crius paper's FCFS baseline). ${fifo.description}` };
+const fcfs: Policy = {
+  ...fifo,
+  name: 'fcfs',
+  description: `Alias of fifo (the Crius paper's FCFS baseline). ${fifo.description}`,
+};
 
 export const CRIUS_POLICIES: readonly Policy[] = [crius, criusNa, criusNh, criusDdl, fcfs];

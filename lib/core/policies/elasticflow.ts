@@ -80,7 +80,12 @@ const sized = (job: JobState, ctx: RoundContext, o: ElasticFlowOptions): Sized |
   };
 };
 
-const effectiveDeadline = (job: JobState, type: GpuTypeId, ctx: RoundContext, o: ElasticFlowOptions): number | undefined => {
+const effectiveDeadline = (
+  job: JobState,
+  type: GpuTypeId,
+  ctx: RoundContext,
+  o: ElasticFlowOptions,
+): number | undefined => {
   const { spec } = job;
   if (o.loosen === undefined) return spec.deadline;
   if (spec.deadline !== undefined) return spec.submitTime + o.loosen * (spec.deadline - spec.submitTime);
@@ -99,7 +104,11 @@ const effectiveDeadline = (job: JobState, type: GpuTypeId, ctx: RoundContext, o:
 const minimumShare = (s: Sized, ctx: RoundContext): number | undefined => {
   if (s.deadline === undefined) return undefined;
   for (const c of s.counts) {
-    const restart = s.current === c.gpus ? 0 : ctx.config.restartSeconds;
+    // A running job pays a restart to change size; a waiting one only if it has a checkpoint to restore.
+    const restart =
+      s.current === c.gpus || (s.current === undefined && s.job.progress === 0)
+        ? 0
+        : ctx.config.restartSeconds;
     if (ctx.now + restart + remainingIterations(s.job) / c.rate <= s.deadline) return c.gpus;
   }
   return undefined;
@@ -115,7 +124,10 @@ export const elasticFlowAllocate = (o: ElasticFlowOptions): AllocateStage => ({
       if (isHolding(job) || job.spec.deadline === undefined) continue;
       const s = sized(job, ctx, o);
       if (s && minimumShare(s, ctx) === undefined) {
-        out.push({ jobId: job.spec.id, reason: `no share of ${s.type} meets its deadline ${job.spec.deadline} s (not admitted)` });
+        out.push({
+          jobId: job.spec.id,
+          reason: `no share of ${s.type} meets its deadline ${job.spec.deadline} s (not admitted)`,
+        });
       }
     }
     return out;
@@ -123,7 +135,9 @@ export const elasticFlowAllocate = (o: ElasticFlowOptions): AllocateStage => ({
 
   allocate(ordered, ctx): Map<string, Demand> {
     const remaining = new Map([...ctx.capacity].map(([t, c]) => [t, c.gpus]));
-    const all = ordered.map((job) => sized(job, ctx, o)).filter((s): s is Sized => !!s && s.counts.length > 0);
+    const all = ordered
+      .map((job) => sized(job, ctx, o))
+      .filter((s): s is Sized => !!s && s.counts.length > 0);
     const guaranteed: { s: Sized; share: number }[] = [];
     const bestEffort: Sized[] = [];
     for (const s of all) {
@@ -137,7 +151,9 @@ export const elasticFlowAllocate = (o: ElasticFlowOptions): AllocateStage => ({
         a.s.deadline! - b.s.deadline! ||
         byPriorityThenArrival(a.s.job, b.s.job),
     );
-    bestEffort.sort((a, b) => Number(!!b.current) - Number(!!a.current) || byPriorityThenArrival(a.job, b.job));
+    bestEffort.sort(
+      (a, b) => Number(!!b.current) - Number(!!a.current) || byPriorityThenArrival(a.job, b.job),
+    );
 
     const granted = new Map<string, { s: Sized; gpus: number }>();
     const grant = (s: Sized, gpus: number): void => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import {
   CRIUS_BATCH_SIZES,
@@ -23,7 +24,15 @@ describe('layer chains', () => {
 
   test("Crius Table 2: the families' sizes and global batch sizes", () => {
     const ids = LAYERED_MODELS.map((m) => m.id);
-    for (const id of ['wide-resnet-0.5b', 'wide-resnet-6.8b', 'bert-0.76b', 'bert-6.7b', 'moe-0.69b', 'moe-27b', 'gpt3-xl'])
+    for (const id of [
+      'wide-resnet-0.5b',
+      'wide-resnet-6.8b',
+      'bert-0.76b',
+      'bert-6.7b',
+      'moe-0.69b',
+      'moe-27b',
+      'gpt3-xl',
+    ])
       assert.ok(ids.includes(id), id);
     assert.deepEqual(findLayeredModel('wide-resnet-2b')?.batchSizes, [256, 512, 1024]);
     assert.deepEqual(findLayeredModel('bert-2.6b')?.batchSizes, [128, 256, 512]);
@@ -47,7 +56,14 @@ describe('user profiles', () => {
     batchSizes: [64],
     layers: [
       { flops: 1e12, paramBytes: 1e8, activationBytes: 1e7, outputBytes: 1e6 },
-      { name: 'head', flops: 2e11, paramBytes: 0, activationBytes: 1e6, outputBytes: 4, tensorParallel: { collective: 'all-to-all', count: 2 } },
+      {
+        name: 'head',
+        flops: 2e11,
+        paramBytes: 0,
+        activationBytes: 1e6,
+        outputBytes: 4,
+        tensorParallel: { collective: 'all-to-all', count: 2 },
+      },
     ],
   };
 
@@ -59,10 +75,25 @@ describe('user profiles', () => {
     assert.equal(m.source, 'my.json');
   });
 
+  test('the example of docs/crius.md parses', () => {
+    const docs = readFileSync(new URL('../../../../docs/crius.md', import.meta.url), 'utf8');
+    const example = /```json\n([\s\S]*?)```/.exec(docs)?.[1];
+    assert.ok(example);
+    const m = parseLayeredModelJson(example, 'docs/crius.md');
+    assert.equal(m.id, 'my-llm');
+    assert.equal(m.layers.length, 2);
+    assert.equal(m.layers[0]!.tensorParallel.count, 4);
+  });
+
   test('errors name the file, the field path and the rule', () => {
     const bad = { ...good, layers: [{ ...good.layers[0], flops: -1 }, good.layers[1]] };
-    assert.throws(() => parseLayeredModel(bad, 'my.json'), /my\.json: invalid layer profile: layers\[0\]\.flops: /);
+    assert.throws(
+      () => parseLayeredModel(bad, 'my.json'),
+      /my\.json: invalid layer profile: layers\[0\]\.flops: /,
+    );
     assert.throws(() => parseLayeredModel({ ...good, layers: [] }, 'p.json'), /p\.json: .*layers: /);
+    const idle = { ...good, layers: [{ ...good.layers[0], flops: 0 }] };
+    assert.throws(() => parseLayeredModel(idle, 'p.json'), /layers: at least one layer must have flops > 0/);
     assert.throws(() => parseLayeredModel({ ...good, family: 'quantum' }, 'p.json'), /family: /);
     assert.throws(() => parseLayeredModel({ ...good, extra: 1 }, 'p.json'), /extra|Unrecognized/);
     assert.throws(() => parseLayeredModelJson('{ nope', 'broken.json'), /broken\.json: not valid JSON/);

@@ -1,8 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CELL_ALPHA, calibratedRate, EFFICIENCY_ALPHA, observe } from '../../../../lib/core/cells/calibration.ts';
+import {
+  CELL_ALPHA,
+  calibratedRate,
+  EFFICIENCY_ALPHA,
+  observe,
+} from '../../../../lib/core/cells/calibration.ts';
 
-const obs = (jobId: string, cell: string, measured: number, estimated = 1, model = 'bert-1.3b', gpuType = 'A40') => ({
+const obs = (
+  jobId: string,
+  cell: string,
+  measured: number,
+  estimated = 1,
+  model = 'bert-1.3b',
+  gpuType = 'A40',
+) => ({
   jobId,
   model,
   gpuType,
@@ -24,8 +36,12 @@ describe('calibration from observed throughput', () => {
     let state = observe(undefined, [obs('a', 'A40|4|2', 0.8)], new Set(['a', 'b']));
     state = observe(state, [obs('a', 'A40|4|2', 0.6)], new Set(['a', 'b']));
     const efficiency = EFFICIENCY_ALPHA * 0.6 + (1 - EFFICIENCY_ALPHA) * 0.8;
-    assert.ok(Math.abs(calibratedRate(state, 'a', 'bert-1.3b', 'A40', 'A40|8|4', 10) - 10 * efficiency) < 1e-12);
-    assert.ok(Math.abs(calibratedRate(state, 'b', 'bert-1.3b', 'A40', 'A40|4|2', 10) - 10 * efficiency) < 1e-12);
+    assert.ok(
+      Math.abs(calibratedRate(state, 'a', 'bert-1.3b', 'A40', 'A40|8|4', 10) - 10 * efficiency) < 1e-12,
+    );
+    assert.ok(
+      Math.abs(calibratedRate(state, 'b', 'bert-1.3b', 'A40', 'A40|4|2', 10) - 10 * efficiency) < 1e-12,
+    );
     // Another type or model: nothing learned.
     assert.equal(calibratedRate(state, 'b', 'bert-1.3b', 'A10', 'A10|4|2', 10), 10);
     assert.equal(calibratedRate(state, 'b', 'moe-1.3b', 'A40', 'A40|4|2', 10), 10);

@@ -34,7 +34,8 @@ describe('communication tables', () => {
   test('the network tier is slower than the intra-node link', () => {
     const tables = new CommTables();
     assert.ok(
-      tables.seconds('all-reduce', 'A40', 'network', 4, 1e8) > tables.seconds('all-reduce', 'A40', 'intra', 4, 1e8),
+      tables.seconds('all-reduce', 'A40', 'network', 4, 1e8) >
+        tables.seconds('all-reduce', 'A40', 'intra', 4, 1e8),
     );
   });
 
@@ -57,11 +58,36 @@ describe('communication tables', () => {
   });
 
   test('bad measurements are rejected with the table named', () => {
-    const bad = (points: { bytes: number; seconds: number }[], ranks = 2) => () =>
-      new CommTables(undefined, [{ collective: 'all-reduce', gpuType: 'A40', tier: 'intra', ranks, points }]);
+    const bad =
+      (points: { bytes: number; seconds: number }[], ranks = 2) =>
+      () =>
+        new CommTables(undefined, [
+          { collective: 'all-reduce', gpuType: 'A40', tier: 'intra', ranks, points },
+        ]);
     assert.throws(bad([{ bytes: 1, seconds: 1 }]), /all-reduce, A40, intra, 2 ranks.*at least 2 points/);
-    assert.throws(bad([{ bytes: 1, seconds: 1 }, { bytes: -1, seconds: 1 }]), /points\[0\] needs bytes > 0/);
-    assert.throws(bad([{ bytes: 1, seconds: 1 }, { bytes: 1, seconds: 2 }]), /two points at 1 bytes/);
-    assert.throws(bad([{ bytes: 1, seconds: 1 }, { bytes: 2, seconds: 2 }], 1), /ranks must be an integer ≥ 2/);
+    assert.throws(
+      bad([
+        { bytes: 1, seconds: 1 },
+        { bytes: -1, seconds: 1 },
+      ]),
+      /points\[0\] needs bytes > 0/,
+    );
+    assert.throws(
+      bad([
+        { bytes: 1, seconds: 1 },
+        { bytes: 1, seconds: 2 },
+      ]),
+      /two points at 1 bytes/,
+    );
+    assert.throws(
+      bad(
+        [
+          { bytes: 1, seconds: 1 },
+          { bytes: 2, seconds: 2 },
+        ],
+        1,
+      ),
+      /ranks must be an integer ≥ 2/,
+    );
   });
 });

@@ -47,10 +47,22 @@ describe('agile Cell estimation', () => {
       assert.equal(e.iterationsPerSecond, 0);
       assert.match(e.reason ?? '', /GiB/);
     }
-    const best = estimator.best({ model: 'moe-27b', batchSize: 512, gpuType: 'A10', gpus: 4, layout: consolidatedLayout(4, 2) });
+    const best = estimator.best({
+      model: 'moe-27b',
+      batchSize: 512,
+      gpuType: 'A10',
+      gpus: 4,
+      layout: consolidatedLayout(4, 2),
+    });
     assert.equal(best.feasible, false);
     // With 32 A100s it fits, and every stage's memory is within the GPU's.
-    const fits = estimator.best({ model: 'moe-27b', batchSize: 512, gpuType: 'A100-40GB', gpus: 32, layout: consolidatedLayout(32, 4) });
+    const fits = estimator.best({
+      model: 'moe-27b',
+      batchSize: 512,
+      gpuType: 'A100-40GB',
+      gpus: 32,
+      layout: consolidatedLayout(32, 4),
+    });
     assert.ok(fits.feasible);
     for (const bytes of fits.stageMemoryBytes) assert.ok(bytes <= getGpuType('A100-40GB').memoryGiB * GIB);
   });
@@ -65,8 +77,13 @@ describe('agile Cell estimation', () => {
 
   test('more GPUs are faster; a faster GPU type is faster', () => {
     const rate = (type: string, gpus: number) =>
-      estimator.best({ model: 'wide-resnet-1b', batchSize: 512, gpuType: type, gpus, layout: consolidatedLayout(gpus, 4) })
-        .iterationsPerSecond;
+      estimator.best({
+        model: 'wide-resnet-1b',
+        batchSize: 512,
+        gpuType: type,
+        gpus,
+        layout: consolidatedLayout(gpus, 4),
+      }).iterationsPerSecond;
     assert.ok(rate('A100-40GB', 8) > rate('A100-40GB', 4));
     assert.ok(rate('A100-40GB', 4) > rate('V100-32GB', 4));
   });

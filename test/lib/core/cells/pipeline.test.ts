@@ -52,7 +52,8 @@ const arbitraryProblem = fc
     return {
       options: Array.from({ length: stages }, () => options),
       microBatches: microBatchesPerStage * stages,
-      compute: (s, o) => (infeasible[(s * 3 + o) % 20] && o > 0 ? Number.POSITIVE_INFINITY : 0.1 + at(s * 7 + o)),
+      compute: (s, o) =>
+        infeasible[(s * 3 + o) % 20] && o > 0 ? Number.POSITIVE_INFINITY : 0.1 + at(s * 7 + o),
       gradSync: (s, o) => at(100 + s * 5 + o),
       comm: (s, a, b) => at(200 + s * 11 + a * 3 + b) / 4,
     };

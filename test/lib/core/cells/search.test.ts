@@ -31,7 +31,12 @@ const cellsOf = (job: JobState, configs: CellConfig[], current?: CellConfig): Jo
   ...(current ? { current } : {}),
 });
 
-const context = (vc: VirtualAllocation, cells: Map<string, JobCells>, depth = 3, budget = 1e6): SearchContext => ({
+const context = (
+  vc: VirtualAllocation,
+  cells: Map<string, JobCells>,
+  depth = 3,
+  budget = 1e6,
+): SearchContext => ({
   vc,
   budget: new Budget(budget),
   depth,
@@ -54,7 +59,12 @@ describe('Cell-based scheduling search (Algorithm 1)', () => {
   });
 
   test('a full type: the cheapest scaling moves (≤ depth) make room', () => {
-    const vc = new VirtualAllocation(new Map([['A', 8], ['B', 2]]));
+    const vc = new VirtualAllocation(
+      new Map([
+        ['A', 8],
+        ['B', 2],
+      ]),
+    );
     const cells = new Map<string, JobCells>();
     // r1 scales well (halving costs 0.45), r2 badly (halving costs 0.1): r2 is downscaled.
     const r1 = queued({ id: 'r1', gpus: 4 });
@@ -81,7 +91,12 @@ describe('Cell-based scheduling search (Algorithm 1)', () => {
   });
 
   test('moving a job to another type with room frees its GPUs', () => {
-    const vc = new VirtualAllocation(new Map([['A', 4], ['B', 4]]));
+    const vc = new VirtualAllocation(
+      new Map([
+        ['A', 4],
+        ['B', 4],
+      ]),
+    );
     const cells = new Map<string, JobCells>();
     const r = queued({ id: 'r', gpus: 4 });
     const rNow = config('A', 4, 1);
@@ -114,7 +129,10 @@ describe('Cell-based scheduling search (Algorithm 1)', () => {
     assert.equal(four?.moves.length, 2);
     assert.equal(four?.admit.gpus, 2);
     const shallow = build();
-    assert.equal(scaleResource(shallow.cells.get('new')!, context(shallow.vc, shallow.cells, 1), new MoveCache()), undefined);
+    assert.equal(
+      scaleResource(shallow.cells.get('new')!, context(shallow.vc, shallow.cells, 1), new MoveCache()),
+      undefined,
+    );
   });
 
   test('the scale-up pass gives idle GPUs to the job that gains most, within capacity', () => {
@@ -156,10 +174,12 @@ describe('Cell-based scheduling search (Algorithm 1)', () => {
           const cells = new Map<string, JobCells>();
           const s = context(vc, cells, depth, budget);
           const cache = new MoveCache();
-          jobs.forEach((j, i) => {
+          for (const [i, j] of jobs.entries()) {
             const id = `j${i}`;
             const counts = [Math.max(1, j.gpus / 2), j.gpus, 2 * j.gpus];
-            const configs = types.flatMap((t, ti) => counts.map((g, ci) => config(t, g, j.values[ti * 3 + ci]!)));
+            const configs = types.flatMap((t, ti) =>
+              counts.map((g, ci) => config(t, g, j.values[ti * 3 + ci]!)),
+            );
             cells.set(id, cellsOf(queued({ id, gpus: j.gpus }), configs));
             const choice = scaleResource(cells.get(id)!, s, cache);
             if (choice) {
@@ -168,11 +188,13 @@ describe('Cell-based scheduling search (Algorithm 1)', () => {
               cells.set(id, cellsOf(queued({ id, gpus: j.gpus }), configs, choice.admit));
             }
             for (const t of types) if (vc.free(t) < 0) return false;
-          });
+          }
           scaleUp(s, 0.05, () => true);
           const used = new Map<string, number>();
           for (const [, c] of vc.entries()) used.set(c.gpuType, (used.get(c.gpuType) ?? 0) + c.gpus);
-          return types.every((t) => (used.get(t) ?? 0) <= cap.get(t)! && vc.free(t) === cap.get(t)! - (used.get(t) ?? 0));
+          return types.every(
+            (t) => (used.get(t) ?? 0) <= cap.get(t)! && vc.free(t) === cap.get(t)! - (used.get(t) ?? 0),
+          );
         },
       ),
       { numRuns: 200, seed: 7 },

@@ -59,6 +59,9 @@ describe('stage determination (Crius §4.2)', () => {
     assert.equal(determineStages(layers, 3, 1), undefined); // 3 GPUs is no power of two
     assert.equal(determineStages(layers, 4, 4), undefined); // more stages than layers
     assert.equal(determineStages(layers, 2, 3), undefined); // more stages than GPUs
-    assert.deepEqual(determineStages(layers, 3, 2)?.stageGpus.reduce((a, b) => a + b, 0), 3);
+    assert.deepEqual(
+      determineStages(layers, 3, 2)?.stageGpus.reduce((a, b) => a + b, 0),
+      3,
+    );
   });
 });
