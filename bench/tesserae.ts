@@ -45,7 +45,12 @@ const FULL_SETUPS: readonly SimSetup[] = [
   },
   { cluster: 'tesserae-80', shape: 'gavel', jobs: 900, policies: [...BASELINES, MAIN, NAIVE, 'tessera'] },
   { cluster: 'tesserae-32', shape: 'shockwave', jobs: 120, policies: [...BASELINES, MAIN, NAIVE, 'tessera'] },
-  { cluster: 'tesserae-80-v100', shape: 'shockwave', jobs: 900, policies: [...BASELINES, MAIN, NAIVE, 'tessera'] },
+  {
+    cluster: 'tesserae-80-v100',
+    shape: 'shockwave',
+    jobs: 900,
+    policies: [...BASELINES, MAIN, NAIVE, 'tessera'],
+  },
 ];
 const QUICK_SETUPS: readonly SimSetup[] = [
   { cluster: 'tesserae-32', shape: 'shockwave', jobs: 120, policies: [...BASELINES, MAIN, NAIVE, 'tessera'] },
