@@ -6,6 +6,7 @@ import { ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-
 import type { TelemetryMessage } from '../../agents/host/telemetry-messages.ts';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { REJECTION_REASON_ATTRIBUTE } from '../../lib/aws/sqs/dead-letter.ts';
+import { allocationGpuCount } from '../../lib/core/model/plan.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
 import { drainQueue, eventually, jobDocument, register, submit } from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
@@ -86,9 +87,11 @@ describe('telemetry', () => {
       return j && j.progress === 300 ? j : undefined;
     }, 'progress 300');
     assert.ok(job.lastProgressAt !== undefined);
+    // The default policy may run the job on more GPUs than requested while nobody waits: key by what it holds.
+    const held = allocationGpuCount(job.allocation!);
     const profile = await eventually(async () => {
       const { items } = await cp.profiles.listAll();
-      const p = items.find((i) => i.signature === 'resnet50#64' && i.placement === 'A10G#2#machine#1');
+      const p = items.find((i) => i.signature === 'resnet50#64' && i.placement === `A10G#${held}#machine#1`);
       return p && p.samples === 3 ? p : undefined;
     }, 'three profile samples');
     assert.equal(profile.sumIterationsPerSecond, 2 + 2 + 4);
