@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { getSuite } from '../../bench/suites.ts';
+import { BENCH_SUITES, getSuite } from '../../bench/suites.ts';
 import type { BenchRow } from '../../bench/types.ts';
 import { nonNegativeInt } from './options.ts';
 import { formatTable } from './table.ts';
@@ -13,7 +13,7 @@ interface BenchCliOptions {
 export const registerBenchCommand = (program: Command): void => {
   program
     .command('bench')
-    .description('run a benchmark suite: round, sim')
+    .description(`run a benchmark suite: ${[...BENCH_SUITES.keys()].join(', ')}`)
     .argument('<name>', 'suite name')
     .option('--quick', 'reduced version for CI smoke tests (under a minute)')
     .option('--json', 'one JSON object per measurement per line on stdout')
