@@ -1,11 +1,12 @@
 import { expandCluster } from '../lib/clusters/spec.ts';
 import type { Cluster } from '../lib/core/model/cluster.ts';
-import { type JobState, newJobState } from '../lib/core/model/job.ts';
+import { type JobSpec, type JobState, newJobState } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
 import { allocationGpuCount } from '../lib/core/model/plan.ts';
 import { initialSchedulerState } from '../lib/core/model/state.ts';
 import { getPolicy } from '../lib/core/policies/index.ts';
-import { scheduleRound } from '../lib/core/round.ts';
+import { type RoundOutput, scheduleRound } from '../lib/core/round.ts';
+import type { Policy } from '../lib/core/stages.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { DEFAULT_MODEL_MIX } from '../lib/sim/model-mix.ts';
 import { syntheticJobs } from './synthetic-jobs.ts';
@@ -31,19 +32,16 @@ export const benchCluster = (gpus: number): Cluster =>
   });
 
 /**
- * A standing state for a round: every job arrived; the first round's plan is applied (those jobs run, with some
- * attained service), so the measured round sees running and waiting jobs, as a steady-state round does.
+ * Jobs after one round from an empty cluster: those the plan placed run (with some attained service), the rest wait —
+ * the mix of running and waiting jobs a steady-state round sees.
  */
-export const steadyState = (
+export const standingJobs = (
+  specs: readonly JobSpec[],
   cluster: Cluster,
-  jobs: number,
-  policyName: string,
+  policy: Policy,
   perf: PerfModel,
-  seed: number,
-) => {
-  const policy = getPolicy(policyName);
-  const specs = syntheticJobs({ count: jobs, seed, models: DEFAULT_MODEL_MIX });
-  const now = 3_600;
+  now: number,
+): { states: JobState[]; first: RoundOutput } => {
   const first = scheduleRound({
     now,
     cluster,
@@ -67,6 +65,24 @@ export const steadyState = (
       progress: Math.min(spec.iterations - 1, ran),
     };
   });
+  return { states, first };
+};
+
+/**
+ * A standing state for a round: every job arrived; the first round's plan is applied (those jobs run, with some
+ * attained service), so the measured round sees running and waiting jobs, as a steady-state round does.
+ */
+export const steadyState = (
+  cluster: Cluster,
+  jobs: number,
+  policyName: string,
+  perf: PerfModel,
+  seed: number,
+) => {
+  const policy = getPolicy(policyName);
+  const specs = syntheticJobs({ count: jobs, seed, models: DEFAULT_MODEL_MIX });
+  const now = 3_600;
+  const { states, first } = standingJobs(specs, cluster, policy, perf, now);
   return { policy, states, state: first.state, now: now + 60 };
 };
 

@@ -1,9 +1,7 @@
 import { loadCluster } from '../lib/clusters/load.ts';
 import type { Cluster } from '../lib/core/model/cluster.ts';
-import { type JobSpec, type JobState, newJobState } from '../lib/core/model/job.ts';
+import { type JobSpec, newJobState } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
-import { allocationGpuCount } from '../lib/core/model/plan.ts';
-import { initialSchedulerState } from '../lib/core/model/state.ts';
 import { getPolicy } from '../lib/core/policies/index.ts';
 import { scheduleRound } from '../lib/core/round.ts';
 import type { Policy } from '../lib/core/stages.ts';
@@ -11,7 +9,7 @@ import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { groundTruthModel } from '../lib/sim/ground-truth.ts';
 import { simulate } from '../lib/sim/simulator.ts';
 import { summarize } from '../lib/sim/summary.ts';
-import { benchCluster } from './round.ts';
+import { benchCluster, standingJobs } from './round.ts';
 import { finishTimeFairness } from './tesserae-metrics.ts';
 import { type TesseraeTraceShape, tesseraeWorkload } from './tesserae-workload.ts';
 import type { BenchRow, BenchSuite } from './types.ts';
@@ -199,29 +197,7 @@ export const roundTime = (
   const arrivals = specs.slice(setup.jobs);
   const policy = getPolicy(policyName);
   const now = Math.max(...standing.map((s) => s.submitTime)) + 60;
-  const first = scheduleRound({
-    now,
-    cluster,
-    jobs: standing.map(newJobState),
-    state: initialSchedulerState(),
-    policy,
-    perf,
-  });
-  const states: JobState[] = standing.map((spec, i) => {
-    const allocation = first.plan.get(spec.id);
-    const base = newJobState(spec);
-    if (!allocation) return base;
-    const ran = 60 + (i % 17) * 600;
-    return {
-      ...base,
-      status: 'running',
-      allocation,
-      runningSince: now - ran,
-      runningSeconds: ran,
-      attainedService: ran * allocationGpuCount(allocation),
-      progress: Math.min(spec.iterations - 1, ran),
-    };
-  });
+  const { states, first } = standingJobs(standing, cluster, policy, perf, now);
   const samples: { total: number; stages: Record<string, number> }[] = [];
   let running = 0;
   for (const arriving of arrivals) {
