@@ -10,6 +10,8 @@ import {
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 
+import { Expressions } from './expressions.ts';
+
 export type Key = Record<string, unknown>;
 
 export class InvalidCursorError extends Error {
@@ -69,6 +71,26 @@ export async function* queryAll(client: Client, input: QueryCommandInput): Async
     start = output.LastEvaluatedKey as Key | undefined;
   } while (start);
 }
+
+/** Every item whose index partition key equals one of `values`, value by value, each in the index's sort order. */
+export const queryIndexForValues = async (
+  client: Client,
+  table: { tableName: string; indexName: string; partitionKey: string },
+  values: readonly string[],
+): Promise<Key[]> => {
+  const items: Key[] = [];
+  for (const value of values) {
+    const x = new Expressions();
+    for await (const item of queryAll(client, {
+      TableName: table.tableName,
+      IndexName: table.indexName,
+      KeyConditionExpression: x.eq(table.partitionKey, value),
+      ...x.attributes(),
+    }))
+      items.push(item);
+  }
+  return items;
+};
 
 /** Every item of a scan, page by page. */
 export async function* scanAll(client: Client, input: ScanCommandInput): AsyncGenerator<Key> {

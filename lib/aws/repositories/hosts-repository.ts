@@ -3,7 +3,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } fr
 import type { DesiredStateDocument } from '../../../agents/host/desired-state.ts';
 import { Expressions, type ItemChanges } from '../dynamo/expressions.ts';
 import type { LabelledWrite } from '../dynamo/fenced-writes.ts';
-import { queryAll } from '../dynamo/pagination.ts';
+import { queryIndexForValues } from '../dynamo/pagination.ts';
 import { type HostItem, type HostItemState, hostItemSchema } from '../items/host-item.ts';
 import { HOSTS_TABLE } from '../tables.ts';
 import { isConditionalCheckFailed } from './errors.ts';
@@ -27,17 +27,11 @@ export class HostsRepository {
   /** Every host in the given states; malformed items are returned apart. */
   async listByStates(states: readonly HostItemState[]): Promise<{ items: HostItem[]; corrupt: Error[] }> {
     const index = HOSTS_TABLE.indexes.byState;
-    const raws: Record<string, unknown>[] = [];
-    for (const state of states) {
-      const x = new Expressions();
-      for await (const raw of queryAll(this.client, {
-        TableName: this.tableName,
-        IndexName: index.name,
-        KeyConditionExpression: x.eq(index.partitionKey, state),
-        ...x.attributes(),
-      }))
-        raws.push(raw);
-    }
+    const raws = await queryIndexForValues(
+      this.client,
+      { tableName: this.tableName, indexName: index.name, partitionKey: index.partitionKey },
+      states,
+    );
     return parseItems(hostItemSchema, raws, (raw) => `${this.tableName} host ${String(raw.hostId)}`);
   }
 

@@ -10,7 +10,7 @@ import {
 import type { JobStatus } from '../../core/model/job.ts';
 import { Expressions, type ItemChanges } from '../dynamo/expressions.ts';
 import type { LabelledWrite } from '../dynamo/fenced-writes.ts';
-import { type Page, queryAll, queryPage } from '../dynamo/pagination.ts';
+import { type Page, queryIndexForValues, queryPage } from '../dynamo/pagination.ts';
 import { type JobItem, jobItemSchema } from '../items/job-item.ts';
 import { JOBS_TABLE } from '../tables.ts';
 import { isConditionalCheckFailed } from './errors.ts';
@@ -113,17 +113,11 @@ export class JobsRepository {
   /** Every job in the given statuses (oldest first per status); malformed items are returned apart. */
   async listByStatuses(statuses: readonly JobStatus[]): Promise<{ items: JobItem[]; corrupt: Error[] }> {
     const index = JOBS_TABLE.indexes.byStatus;
-    const raws: Record<string, unknown>[] = [];
-    for (const status of statuses) {
-      const x = new Expressions();
-      for await (const raw of queryAll(this.client, {
-        TableName: this.tableName,
-        IndexName: index.name,
-        KeyConditionExpression: x.eq(index.partitionKey, status),
-        ...x.attributes(),
-      }))
-        raws.push(raw);
-    }
+    const raws = await queryIndexForValues(
+      this.client,
+      { tableName: this.tableName, indexName: index.name, partitionKey: index.partitionKey },
+      statuses,
+    );
     return parseItems(jobItemSchema, raws, (raw) => `${this.tableName} job ${String(raw.jobId)}`);
   }
 
