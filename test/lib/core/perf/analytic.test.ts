@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Level } from '../../../../lib/core/model/topology.ts';
 import { AnalyticPerfModel } from '../../../../lib/core/perf/analytic.ts';
 import { DEFAULT_PERF_PARAMETERS, mergePerfParameters } from '../../../../lib/core/perf/parameters.ts';
+import { query } from '../../../support/queries.ts';
 
 const model = new AnalyticPerfModel();
-const at = (
-  m: string,
-  batchSize: number,
-  gpuType: string,
-  gpus: number,
-  level: Level = 'machine',
-  hosts = 1,
-) => model.throughput({ model: m, batchSize, gpuType, gpus, shape: { level, hosts } });
+const at = (...args: Parameters<typeof query>) => model.throughput(query(...args));
 
 describe('analytic model: compute', () => {
   test('more GPUs → more throughput for a compute-bound model at a fixed per-GPU batch', () => {

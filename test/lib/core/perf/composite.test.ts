@@ -2,21 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { getGpuType } from '../../../../lib/core/catalog/gpus.ts';
 import { getModelProfile } from '../../../../lib/core/catalog/models.ts';
-import type { Level } from '../../../../lib/core/model/topology.ts';
 import { AnalyticPerfModel } from '../../../../lib/core/perf/analytic.ts';
 import { calibrateComputeScale } from '../../../../lib/core/perf/calibration.ts';
 import { createCompositePerfModel } from '../../../../lib/core/perf/composite.ts';
+import { query } from '../../../support/queries.ts';
 import { fixtureTables } from '../../data/fixtures/tables.ts';
 
 const composite = createCompositePerfModel(fixtureTables());
-const at = (
-  m: string,
-  batchSize: number,
-  gpuType: string,
-  gpus: number,
-  level: Level = 'machine',
-  hosts = 1,
-) => composite.throughput({ model: m, batchSize, gpuType, gpus, shape: { level, hosts } });
+const at = (...args: Parameters<typeof query>) => composite.throughput(query(...args));
 
 describe('composite model: source selection', () => {
   test('measured where a table has the (model, batch, type, shape)', () => {

@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Level } from '../../../../lib/core/model/topology.ts';
 import { AnalyticPerfModel } from '../../../../lib/core/perf/analytic.ts';
 import { MeasuredPerfModel } from '../../../../lib/core/perf/measured.ts';
 import { canonicalPlacement } from '../../../../lib/core/perf/pollux.ts';
+import { query } from '../../../support/queries.ts';
 import { fixtureTables } from '../../data/fixtures/tables.ts';
 
 // Values below are copied from the fixture files (unmodified rows of shared/data).
 const measured = new MeasuredPerfModel(fixtureTables(), { comm: new AnalyticPerfModel() });
-const at = (
-  m: string,
-  batchSize: number,
-  gpuType: string,
-  gpus: number,
-  level: Level = 'machine',
-  hosts = 1,
-) => measured.tryThroughput({ model: m, batchSize, gpuType, gpus, shape: { level, hosts } });
+const at = (...args: Parameters<typeof query>) => measured.tryThroughput(query(...args));
 
 describe('Gavel throughput table', () => {
   test('single-GPU entries are the measured iterations per second', () => {
