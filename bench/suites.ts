@@ -3,6 +3,7 @@ import { criusSuite } from './crius.ts';
 import { dallySuite } from './dally.ts';
 import { dallyCalibrationSuite } from './dally-calibration.ts';
 import { easyscaleSuite } from './easyscale.ts';
+import { flagshipSuite } from './flagship.ts';
 import { roundSuite } from './round.ts';
 import { simSuite } from './sim.ts';
 import { tesseraeSuite } from './tesserae.ts';
@@ -18,6 +19,7 @@ export const BENCH_SUITES: ReadonlyMap<string, BenchSuite> = new Map(
     assignSuite,
     easyscaleSuite,
     criusSuite,
+    flagshipSuite,
   ].map((s) => [s.name, s]),
 );
 

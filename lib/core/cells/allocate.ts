@@ -2,7 +2,7 @@ import { allowedTypes } from '../allocate/estimates.ts';
 import type { JobState } from '../model/job.ts';
 import { allocationGpuCount } from '../model/plan.ts';
 import type { SchedulerState } from '../model/state.ts';
-import { byPriorityThenArrival, isHolding } from '../order/compare.ts';
+import { isHolding } from '../order/compare.ts';
 import type { AllocateStage, Demand, Rejection, RoundContext } from '../stages.ts';
 import { type Observation, observe } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
@@ -104,8 +104,8 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
 
   allocate(ordered, ctx): Map<string, Demand> {
     const capacity = new Map([...ctx.capacity].map(([type, c]) => [type, c.gpus]));
-    const arrival = [...ordered].sort(byPriorityThenArrival);
-    const rank = new Map(arrival.map((j, i) => [j.spec.id, i]));
+    // The order stage alone decides who goes first: ranks are positions in `ordered`.
+    const rank = new Map(ordered.map((j, i) => [j.spec.id, i]));
     const vc = new VirtualAllocation(capacity, (id) => rank.get(id) ?? 0);
     const byId = new Map(ordered.map((j) => [j.spec.id, j]));
     const cellsOf = (jobId: string): JobCells | undefined => {
@@ -122,7 +122,7 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     const cache = new MoveCache();
 
     const queue: JobState[] = [];
-    for (const job of arrival) {
+    for (const job of ordered) {
       if (!isHolding(job)) {
         queue.push(job);
         continue;
@@ -152,8 +152,8 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
           ? undefined
           : reclaim(job, cells, vc, byId, rank.get(job.spec.id)!, s.budget, o.deadlines);
       if (suspended) {
-        // Suspended jobs arrived later: they compete again after this one, in arrival order.
-        for (const id of suspended) insertByArrival(queue, i + 1, byId.get(id)!);
+        // Suspended jobs come later in the order: they compete again after this one, in order.
+        for (const id of suspended) insertByRank(queue, i + 1, byId.get(id)!, rank);
         continue;
       }
       pending.push(job);
@@ -271,9 +271,15 @@ const reclaim = (
   return best.victims;
 };
 
-const insertByArrival = (queue: JobState[], from: number, job: JobState): void => {
+const insertByRank = (
+  queue: JobState[],
+  from: number,
+  job: JobState,
+  rank: ReadonlyMap<string, number>,
+): void => {
+  const r = rank.get(job.spec.id)!;
   let i = from;
-  while (i < queue.length && byPriorityThenArrival(queue[i]!, job) <= 0) i++;
+  while (i < queue.length && rank.get(queue[i]!.spec.id)! <= r) i++;
   queue.splice(i, 0, job);
 };
 

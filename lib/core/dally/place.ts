@@ -5,7 +5,6 @@ import { type Level, levelRank } from '../model/topology.ts';
 import { isHolding } from '../order/compare.ts';
 import { type FreeGpus, levelOf } from '../place/free-gpus.ts';
 import type { Demand, PlaceStage, RoundContext } from '../stages.ts';
-import { pruneTuner, recordWait } from './auto-tuner.ts';
 import { acceptableLevel, effectiveTimers } from './delay-rule.ts';
 import {
   chooseVictims,
@@ -16,6 +15,7 @@ import {
   validatePreemption,
 } from './preemption.ts';
 import { type PriorityFormula, priorities } from './priority.ts';
+import { recordAcceptedWaits } from './record-waits.ts';
 import { type TimerSource, timersFor } from './timers.ts';
 import { type LevelCapacity, levelCapacities } from './topology.ts';
 
@@ -47,20 +47,10 @@ export const delayPlacement = (options: DelayPlacementOptions): PlaceStage => {
     name: `dally-delay(${timerName}${preemption ? ',preempt' : ''})`,
     place: (ordered, demands, free, ctx) =>
       new DelayRound(options, preemption, ordered, free, ctx).run(demands),
-    nextState: (ordered, plan, ctx) => {
-      if (options.timers.kind !== 'auto') return ctx.state;
-      const tuner = options.timers.tuner;
-      let state = pruneTuner(ctx.state.delayTuner, ctx.now, tuner);
-      for (const job of ordered) {
-        const allocation = plan.get(job.spec.id);
-        if (!allocation || isHolding(job)) continue;
-        const level = levelOf(allocation, ctx.hostOf);
-        if (level === 'network') continue;
-        const gpus = allocationGpuCount(allocation);
-        state = recordWait(state, level, gpus, ctx.now - job.waitingSince, ctx.now, tuner);
-      }
-      return { ...ctx.state, delayTuner: state };
-    },
+    nextState: (ordered, plan, ctx) =>
+      options.timers.kind === 'auto'
+        ? recordAcceptedWaits(ordered, plan, ctx, options.timers.tuner)
+        : ctx.state,
   };
 };
 

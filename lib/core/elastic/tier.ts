@@ -2,7 +2,7 @@ import type { HostSlice } from '../model/cluster.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
 import type { JobState } from '../model/job.ts';
 import { type Allocation, type Plan, sameGpus } from '../model/plan.ts';
-import { byPriorityThenArrival, isHolding } from '../order/compare.ts';
+import { isHolding } from '../order/compare.ts';
 import type { FreeGpus } from '../place/free-gpus.ts';
 import type { AllocateStage, PlaceStage, Policy, RoundContext } from '../stages.ts';
 import {
@@ -37,9 +37,8 @@ export const DEFAULT_ELASTIC_TIER: ElasticTierOptions = { homogeneousOnly: false
 
 const isElastic = (job: JobState): boolean => job.spec.elastic !== undefined;
 
-/** Elastic jobs first come, first served (the inter-job scheduler's order, whatever the policy's order is). */
-const elasticJobs = (ordered: readonly JobState[]): JobState[] =>
-  ordered.filter(isElastic).sort(byPriorityThenArrival);
+/** Elastic jobs in the order stage's order (the order stage alone decides who goes first). */
+const elasticJobs = (ordered: readonly JobState[]): JobState[] => ordered.filter(isElastic);
 
 /** What the wrapped stages see: the guaranteed jobs and their part of the plan. */
 const guaranteedOnly = (ordered: readonly JobState[], plan: Plan): [JobState[], Plan] => {

@@ -1,3 +1,4 @@
+import { tessera } from '../plugins/tessera/policy.ts';
 import type { Policy } from '../stages.ts';
 import { BASELINE_POLICIES } from './baselines.ts';
 import { CRIUS_POLICIES } from './crius.ts';
@@ -5,7 +6,6 @@ import { DALLY_POLICIES } from './dally.ts';
 import { EASYSCALE_POLICIES } from './easyscale.ts';
 import { ELASTICFLOW_POLICIES } from './elasticflow.ts';
 import { gavel } from './gavel.ts';
-import { tessera } from './tessera.ts';
 import { TESSERAE_POLICIES } from './tesserae.ts';
 
 /** Every named policy. Each paper's stages add their policies here (one import and one spread per file). */

@@ -1,0 +1,49 @@
+import { bestIsolatedThroughput } from '../../allocate/estimates.ts';
+import type { JobState } from '../../model/job.ts';
+import { sortByKey } from '../../order/compare.ts';
+import type { OrderStage, RoundContext } from '../../stages.ts';
+
+/**
+ * Iterations a job still has to run, as the scheduler must guess it: users' `iterations` are estimates, and a job
+ * that has reached or nearly reached its estimate is assumed to have at least a tenth of what it has done left.
+ * (Without the floor a job that overruns its estimate would look finished and sit at the head of the queue.)
+ */
+export const estimatedRemainingIterations = (job: JobState): number =>
+  Math.max(job.spec.iterations - job.progress, job.progress / 10);
+
+/** Estimated seconds left, alone at its requested count on its fastest allowed type; ∞ if it cannot run. */
+const remainingSeconds = (job: JobState, ctx: RoundContext): number => {
+  const rate = bestIsolatedThroughput(job.spec, job.spec.gpus, ctx);
+  return rate > 0 ? estimatedRemainingIterations(job) / rate : Number.POSITIVE_INFINITY;
+};
+
+/**
+ * Tessera's admission order: shortest remaining time first, with a makespan guard.
+ *
+ * SRTF minimises average JCT but leaves the longest jobs for last, so they finish at "backlog + their length" and
+ * set both the tail and the makespan. The guard computes the backlog's drain time (the active jobs' remaining
+ * GPU-seconds over the cluster's GPUs); a job whose own remaining time is at least that long cannot wait for the
+ * backlog without extending the schedule, so it goes first (longest first). Few jobs are that long at once, and
+ * they hold few GPUs relative to the backlog, so short jobs lose little. Preemptive: a running job is ordered like
+ * any other, so a shorter arrival may displace it where the allocation stage allows.
+ */
+export const srtfWithMakespanGuard: OrderStage = {
+  name: 'srtf+makespan-guard',
+  order: (jobs, ctx) => {
+    const remaining = new Map<string, number>();
+    let work = 0;
+    for (const job of jobs) {
+      const r = remainingSeconds(job, ctx);
+      remaining.set(job.spec.id, r);
+      if (Number.isFinite(r)) work += r * job.spec.gpus;
+    }
+    let gpus = 0;
+    for (const c of ctx.capacity.values()) gpus += c.gpus;
+    const drain = work / Math.max(1, gpus);
+    return sortByKey(jobs, (job) => {
+      const r = remaining.get(job.spec.id)!;
+      // Guarded jobs sort below every unguarded key (keys are ≥ 0), longest first among themselves.
+      return Number.isFinite(r) && r >= drain && r > 0 ? -r : r;
+    });
+  },
+};

@@ -1,0 +1,39 @@
+import { criusAllocate } from '../../cells/allocate.ts';
+import { costAwareDelay } from '../../dally/cost-aware-delay.ts';
+import { withElasticTier } from '../../elastic/tier.ts';
+import { relabelMigration } from '../../migrate/relabel.ts';
+import { maxWeightPacking } from '../../pack/max-weight-packing.ts';
+import { placeThenPackAndMigrate } from '../../place/compose.ts';
+import { keepThenFit } from '../../place/keep-then-fit.ts';
+import { DEFAULT_CRIUS_OPTIONS } from '../../policies/crius.ts';
+import type { Policy } from '../../stages.ts';
+import { srtfWithMakespanGuard } from './order.ts';
+
+/**
+ * Guaranteed jobs, one job per stage:
+ * - order: shortest remaining time first with a makespan guard (the only stage that decides who goes first);
+ * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
+ *   from jobs later in the order, and scaling running jobs up when nobody waits;
+ * - place: consolidated, keeping unchanged allocations, with Dally's delay timers in their cost-aware form; then
+ *   Tesserae's max-weight packing and migration-minimising relabelling, inside the place stage so that the elastic
+ *   tier sees the final plan (elastic, possibly heterogeneous, allocations are never packed or relabelled).
+ */
+const guaranteed: Policy = {
+  name: 'tessera',
+  description: '',
+  order: srtfWithMakespanGuard,
+  allocate: criusAllocate({ ...DEFAULT_CRIUS_OPTIONS, name: 'tessera' }),
+  place: placeThenPackAndMigrate(
+    costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false })),
+    maxWeightPacking(),
+    relabelMigration,
+  ),
+};
+
+/** Tessera's own composition: the four papers in one round, plus EasyScale's elastic tier on idle GPUs. */
+export const tessera: Policy = {
+  ...guaranteed,
+  description:
+    "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers; Tesserae's max-weight packing and migration-minimising relabelling; EasyScale's elastic best-effort tier on idle GPUs.",
+  ...withElasticTier(guaranteed, { homogeneousOnly: false }),
+};
