@@ -4,6 +4,7 @@ import { isHolding } from '../order/compare.ts';
 import type { Demand, PlaceStage, RoundContext } from '../stages.ts';
 import { type AutoTunerOptions, DEFAULT_AUTO_TUNER, type TunedLevel, tunerKey } from './auto-tuner.ts';
 import { recordAcceptedWaits } from './record-waits.ts';
+import { type LevelCapacity, levelCapacities } from './topology.ts';
 
 /**
  * Dally's delay scheduling in a form that never makes a job wait longer than the communication time it saves.
@@ -22,17 +23,14 @@ export const costAwareDelay = (
   name: `${inner.name}+cost-aware-delay`,
   place: (ordered, demands, free, ctx) => {
     const held = new Map(demands);
+    const levels = levelCapacities(ctx.cluster);
     for (const job of ordered) {
       const demand = demands.get(job.spec.id);
       if (!demand || isHolding(job) || demand.elastic || demand.gpus < 2) continue;
-      const level = holdOutLevel(
-        remainingIterations(job),
-        ctx.now - job.waitingSince,
-        demand,
-        job.spec,
-        ctx,
-        tuner,
-      );
+      const shapes = bestAndSpread(demand, levels.get(demand.gpuType), ctx);
+      if (!shapes) continue;
+      const waited = ctx.now - job.waitingSince;
+      const level = holdOutLevel(remainingIterations(job), waited, demand, shapes, job.spec, ctx, tuner);
       if (level) held.set(job.spec.id, { ...demand, maxLevel: level });
     }
     return inner.place(ordered, held, free, ctx);
@@ -48,17 +46,11 @@ const holdOutLevel = (
   remaining: number,
   waited: number,
   demand: Demand,
+  { best, spread }: { best: PlacementShape; spread: PlacementShape },
   model: { readonly model: string; readonly batchSize: number },
   ctx: RoundContext,
   tuner: AutoTunerOptions,
 ): TunedLevel | undefined => {
-  const hostSize = ctx.capacity.get(demand.gpuType)?.largestHost ?? 1;
-  const best: PlacementShape =
-    demand.gpus <= hostSize
-      ? { level: 'machine', hosts: 1 }
-      : { level: 'rack', hosts: Math.ceil(demand.gpus / hostSize) };
-  // The spread placement a job takes when it stops holding out: across the network, on twice the hosts.
-  const spread: PlacementShape = { level: 'network', hosts: Math.min(demand.gpus, 2 * best.hosts) };
   const rate = (shape: PlacementShape) =>
     ctx.perf.throughput({ ...model, gpuType: demand.gpuType, gpus: demand.gpus, shape }).iterationsPerSecond;
   const fast = rate(best);
@@ -68,6 +60,33 @@ const holdOutLevel = (
   const level = best.level as TunedLevel;
   const expected = expectedWait(ctx, level, demand.gpus, tuner) ?? ctx.config.roundSeconds;
   return Math.max(expected, waited + ctx.config.roundSeconds) <= saving ? level : undefined;
+};
+
+/**
+ * The best shape the job's demand can have (one machine, else one rack) and the spread one it takes when it stops
+ * holding out (twice the hosts, across the network — or within the rack when the type's hosts share one rack).
+ * Undefined when there is nothing better to hold out for.
+ */
+const bestAndSpread = (
+  demand: Demand,
+  levels: LevelCapacity | undefined,
+  ctx: RoundContext,
+): { best: PlacementShape; spread: PlacementShape } | undefined => {
+  if (!levels) return undefined;
+  const oneRack = (ctx.capacity.get(demand.gpuType)?.gpus ?? 0) <= levels.rack;
+  const hosts = Math.ceil(demand.gpus / Math.max(1, levels.machine));
+  const spreadLevel = oneRack ? 'rack' : 'network';
+  if (demand.gpus <= levels.machine)
+    return {
+      best: { level: 'machine', hosts: 1 },
+      spread: { level: spreadLevel, hosts: Math.min(demand.gpus, 2) },
+    };
+  if (demand.gpus <= levels.rack && !oneRack)
+    return {
+      best: { level: 'rack', hosts },
+      spread: { level: 'network', hosts: Math.min(demand.gpus, 2 * hosts) },
+    };
+  return undefined;
 };
 
 /** Mean wait of recent jobs of this size that got a placement at this level (the auto-tuner's lists). */

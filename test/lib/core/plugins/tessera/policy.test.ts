@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
+import { arrivalOrder } from '../../../../../lib/core/order/fifo.ts';
+import { tessera } from '../../../../../lib/core/plugins/tessera/policy.ts';
+import { scheduleRound } from '../../../../../lib/core/round.ts';
+import type { Policy } from '../../../../../lib/core/stages.ts';
+import { cluster, linearPerf, queued } from '../../../../support/fixtures.ts';
+
+// One 4-GPU machine and three 4-GPU jobs: Crius may halve a Cell, so at most two of them run.
+const machine = cluster([{ gpuType: 'V100-16GB', hosts: 1, gpusPerHost: 4 }]);
+const jobs = [
+  queued({ id: 'long-first', gpus: 4, iterations: 4 * 1_000, submitTime: 0, packable: false }),
+  queued({ id: 'short-second', gpus: 4, iterations: 4 * 100, submitTime: 1, packable: false }),
+  // Keeps the backlog longer than the long job, so the makespan guard does not put it first.
+  queued({ id: 'middle-third', gpus: 4, iterations: 4 * 500, submitTime: 2, packable: false }),
+];
+const admitted = (policy: Policy) => [
+  ...scheduleRound({
+    now: 10,
+    cluster: machine,
+    jobs,
+    state: initialSchedulerState(),
+    policy,
+    perf: linearPerf(),
+  }).plan.keys(),
+];
+
+describe('tessera', () => {
+  test('its order stage alone decides who is admitted: shortest remaining first', () => {
+    assert.deepEqual(admitted(tessera).sort(), ['middle-third', 'short-second']);
+  });
+
+  test('swapping the order stage for arrival order admits the first arrivals instead', () => {
+    assert.deepEqual(admitted({ ...tessera, order: arrivalOrder }).sort(), ['long-first', 'short-second']);
+  });
+});
