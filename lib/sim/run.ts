@@ -55,6 +55,7 @@ export const loadWorkload = (request: WorkloadRequest): Workload => {
   const withModels = assignModels(window, { models: DEFAULT_MODEL_MIX, seed });
   const { jobs, issues } = toJobSpecs(withModels, {
     perf,
+    truth,
     referenceGpuType: request.referenceGpuType ?? DEFAULT_REFERENCE_GPU,
     ...(request.load !== undefined ? { load: request.load } : {}),
   });
