@@ -280,14 +280,14 @@ export const simulate = (input: SimInput): SimResult => {
     ...(job.measuredThroughput !== undefined ? { measuredThroughput: job.measuredThroughput } : {}),
   });
 
-  const apply = (action: Action): void => {
+  const apply = (action: Action, reasons: ReadonlyMap<string, string>): void => {
     if (action.kind === 'launchInstances' || action.kind === 'terminateInstance') return;
     const job = active.get(action.jobId);
     if (!job) return;
     switch (action.kind) {
       case 'stop':
         if (action.reason === 'unschedulable')
-          end(job, 'unschedulable', 'no allocation of this job fits the cluster');
+          end(job, 'unschedulable', reasons.get(job.spec.id) ?? 'no allocation of this job fits the cluster');
         else {
           job.allocation = undefined;
           job.status = 'suspended';
@@ -331,7 +331,8 @@ export const simulate = (input: SimInput): SimResult => {
     });
     state = out.state;
     input.onRound?.(now, out);
-    for (const action of out.actions) apply(action);
+    const reasons = new Map(out.stats.unschedulable.map((u) => [u.jobId, u.reason]));
+    for (const action of out.actions) apply(action, reasons);
     // Packing moves no GPUs, so it makes no action, yet the executor must know who shares GPUs with whom: jobs
     // whose GPUs did not change take the plan's allocation (with or without `packedWith`).
     for (const [jobId, allocation] of out.plan) {
