@@ -83,7 +83,7 @@ const runSim = (options: SimOptions): void => {
   if (workload.jobs.length === 0)
     throw new Error(`trace ${options.trace} has no usable job in the selected window`);
   process.stderr.write(
-    `simulating ${workload.jobs.length} jobs of ${options.trace} on ${workload.cluster.name} (${workload.cluster.hosts.reduce((n, h) => n + h.gpuCount, 0)} GPUs)\n`,
+    `offered load ${workload.offeredLoad.toFixed(2)}; simulating ${workload.jobs.length} jobs of ${options.trace} on ${workload.cluster.name} (${workload.cluster.hosts.reduce((n, h) => n + h.gpuCount, 0)} GPUs)\n`,
   );
 
   const runs = options.policy.map((name) => {
@@ -100,7 +100,8 @@ const runSim = (options: SimOptions): void => {
       (_, f) => bar.update(f),
     );
     bar.stop();
-    if (options.json) process.stdout.write(`${JSON.stringify(run!.summary)}\n`);
+    if (options.json)
+      process.stdout.write(`${JSON.stringify({ ...run!.summary, offeredLoad: workload.offeredLoad })}\n`);
     return run!;
   });
 
