@@ -7,9 +7,12 @@ import type { JobSpec } from '../../../lib/core/model/job.ts';
 import { getPolicy } from '../../../lib/core/policies/index.ts';
 import { resolveDataDir } from '../../../lib/data/data-dir.ts';
 import { GroundTruthPerfModel, groundTruthModel } from '../../../lib/sim/ground-truth.ts';
+import { DEFAULT_MODEL_MIX } from '../../../lib/sim/model-mix.ts';
 import { DEFAULT_REFERENCE_GPU, loadWorkload } from '../../../lib/sim/run.ts';
 import { type ExecutorModel, simulate } from '../../../lib/sim/simulator.ts';
 import { toJobSpecs } from '../../../lib/sim/workload.ts';
+import { assignModels } from '../../../lib/traces/generators/models.ts';
+import { loadTrace } from '../../../lib/traces/load.ts';
 import { parseTrace } from '../../../lib/traces/parse.ts';
 import type { Trace } from '../../../lib/traces/types.ts';
 import { linearPerf } from '../../support/fixtures.ts';
@@ -156,6 +159,34 @@ describe('Gavel and Shockwave jobs alone on the reference allocation take their 
           ratio <= 1.05 * noise && ratio >= 1 / (1.05 * noise),
           `${spec.id} (${spec.model}, ${spec.gpus} GPUs): JCT/run time ${ratio}`,
         );
+      }
+    });
+  }
+});
+
+describe('the Gavel- and Shockwave-style generators follow the same rule', () => {
+  for (const name of ['gavel:24:40', 'shockwave:24:40']) {
+    test(`${name}: every job alone on its reference allocation takes its drawn duration (±5 %)`, () => {
+      const workload = loadWorkload({ trace: name, cluster: 'tesserae-80-v100', seed: 4 });
+      const truth = groundTruthModel(workload.perf, { seed: 4, noiseSigma: 0 });
+      const trace = assignModels(loadTrace(name, { seed: 4 }), { models: DEFAULT_MODEL_MIX, seed: 4 });
+      const { jobs, issues } = toJobSpecs(trace, {
+        perf: workload.perf,
+        truth,
+        referenceGpuType: DEFAULT_REFERENCE_GPU,
+      });
+      assert.deepEqual(issues, []);
+      for (const spec of jobs) {
+        const duration = trace.jobs.find((j) => j.id === spec.id)!.duration!;
+        const result = simulate({
+          cluster: workload.cluster,
+          jobs: [{ ...spec, submitTime: 0 }],
+          policy: getPolicy('fifo'),
+          perf: workload.perf,
+          truth,
+        });
+        const ratio = result.jobs[0]!.jct! / duration;
+        assert.ok(Math.abs(ratio - 1) <= 0.05, `${spec.id} (${spec.model}, ${spec.gpus} GPUs): ${ratio}`);
       }
     });
   }
