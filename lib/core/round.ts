@@ -65,7 +65,7 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   const { allocate } = policy;
   for (const job of input.jobs) {
     if (!isActive(job.status)) continue;
-    const reason = isHolding(job) ? undefined : whyUnschedulable(job.spec, allocate, ctx);
+    const reason = whyUnschedulable(job.spec, allocate, ctx, isHolding(job));
     if (reason) unschedulable.push({ jobId: job.spec.id, reason });
     else active.push(job);
   }
@@ -114,11 +114,17 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
 };
 
 /**
- * Why a waiting job can never run: no allowed type is large enough, or it makes no progress on any allocation the
- * allocation stage may give it (see `AllocateStage.sizes`).
+ * Why a job can never run: no allowed type is large enough (asked of waiting jobs only: a running job keeps what it
+ * holds when hosts are lost), or it makes no progress on any allocation the allocation stage may give it (see
+ * `AllocateStage.sizes`; asked of every job, so none holds GPUs at rate 0).
  */
-const whyUnschedulable = (spec: JobSpec, allocate: AllocateStage, ctx: RoundContext): string | undefined => {
-  const reason = unschedulableReason(spec, ctx);
+const whyUnschedulable = (
+  spec: JobSpec,
+  allocate: AllocateStage,
+  ctx: RoundContext,
+  holding: boolean,
+): string | undefined => {
+  const reason = holding ? undefined : unschedulableReason(spec, ctx);
   if (reason) return reason;
   const counts = allocate.sizes ? allocate.sizes(spec, ctx) : allocate.reject ? undefined : [spec.gpus];
   return counts ? neverProgressesReason(spec, counts, ctx) : undefined;
