@@ -39,7 +39,7 @@ describe('the round ends jobs that can never progress', () => {
     const held = { gpuType: 'T4', slices: [{ hostId: c.hosts[0]!.id, gpus: [0, 1] }] };
     const out = round(getPolicy('fifo'), [running({ id: 'h', model: 'huge', gpus: 2 }, held)]);
     assert.deepEqual(
-      out.actions.map((a) => [a.kind, a.jobId, a.kind === 'stop' ? a.reason : '']),
+      out.actions.map((a) => (a.kind === 'stop' ? [a.kind, a.jobId, a.reason] : [a.kind])),
       [['stop', 'h', 'unschedulable']],
     );
   });
