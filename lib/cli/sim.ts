@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { getPolicy } from '../core/policies/index.ts';
 import { writeReport } from '../sim/report/write.ts';
 import { loadWorkload, runPolicies } from '../sim/run.ts';
@@ -23,6 +23,7 @@ interface SimOptions {
   json?: boolean;
   referenceGpu?: string;
   restart: number;
+  lengthNoise?: number | true;
 }
 
 const ISSUES_SHOWN = 10;
@@ -51,6 +52,12 @@ export const registerSimCommand = (program: Command): void => {
     )
     .option('--seed <n>', 'seed for model assignment, generators and the executor', nonNegativeInt, 0)
     .option('--reference-gpu <type>', 'GPU type the trace durations were measured on')
+    .option(
+      '--length-noise [spread]',
+      "users' estimates are wrong: each job really runs its iterations × m, m log-uniform in [1/spread, spread] " +
+        '(seeded by --seed and the job id; the scheduler sees the declared iterations); spread defaults to 2',
+      lengthSpread,
+    )
     .option('--report <dir>', 'write the HTML and CSV report into this directory')
     .option('--json', 'one JSON object per policy per line on stdout')
     .action((options: SimOptions) => runSim(options));
@@ -76,7 +83,7 @@ const runSim = (options: SimOptions): void => {
   if (workload.jobs.length === 0)
     throw new Error(`trace ${options.trace} has no usable job in the selected window`);
   process.stderr.write(
-    `simulating ${workload.jobs.length} jobs of ${options.trace} on ${workload.cluster.name} (${workload.cluster.hosts.reduce((n, h) => n + h.gpuCount, 0)} GPUs)\n`,
+    `offered load ${workload.offeredLoad.toFixed(2)}; simulating ${workload.jobs.length} jobs of ${options.trace} on ${workload.cluster.name} (${workload.cluster.hosts.reduce((n, h) => n + h.gpuCount, 0)} GPUs)\n`,
   );
 
   const runs = options.policy.map((name) => {
@@ -84,11 +91,17 @@ const runSim = (options: SimOptions): void => {
     const [run] = runPolicies(
       workload,
       [name],
-      { roundSeconds: options.round, restartSeconds: options.restart, seed: options.seed },
+      {
+        roundSeconds: options.round,
+        restartSeconds: options.restart,
+        seed: options.seed,
+        lengthNoise: options.lengthNoise === true ? 2 : (options.lengthNoise ?? 1),
+      },
       (_, f) => bar.update(f),
     );
     bar.stop();
-    if (options.json) process.stdout.write(`${JSON.stringify(run!.summary)}\n`);
+    if (options.json)
+      process.stdout.write(`${JSON.stringify({ ...run!.summary, offeredLoad: workload.offeredLoad })}\n`);
     return run!;
   });
 
@@ -97,6 +110,13 @@ const runSim = (options: SimOptions): void => {
     const files = writeReport(options.report, workload, runs);
     process.stderr.write(`report: ${files.html}\n`);
   }
+};
+
+const lengthSpread = (value: string): number => {
+  const spread = Number(value);
+  if (!(Number.isFinite(spread) && spread >= 1))
+    throw new InvalidArgumentError(`--length-noise: expected a spread ≥ 1 (2 = ×0.5–×2), got "${value}"`);
+  return spread;
 };
 
 const reportIssues = (...groups: string[][]): void => {

@@ -1,14 +1,15 @@
-import { unschedulableReason } from './allocate/estimates.ts';
+import { neverProgressesReason, unschedulableReason } from './allocate/estimates.ts';
 import type { Action, StopReason } from './model/action.ts';
 import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
-import { isActive, type JobState } from './model/job.ts';
+import { isActive, type JobSpec, type JobState } from './model/job.ts';
 import type { PerfModel } from './model/perf.ts';
 import { type Allocation, allocationGpuCount, busyGpuCount, type Plan, sameGpus } from './model/plan.ts';
 import type { SchedulerState } from './model/state.ts';
 import { isHolding } from './order/compare.ts';
 import { FreeGpus } from './place/free-gpus.ts';
 import {
+  type AllocateStage,
   DEFAULT_ROUND_CONFIG,
   type Policy,
   type RoundConfig,
@@ -61,9 +62,10 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   const ctx = roundContext(input);
   const unschedulable: Unschedulable[] = [];
   let active: JobState[] = [];
+  const { allocate } = policy;
   for (const job of input.jobs) {
     if (!isActive(job.status)) continue;
-    const reason = isHolding(job) ? undefined : unschedulableReason(job.spec, ctx);
+    const reason = whyUnschedulable(job.spec, allocate, ctx, isHolding(job));
     if (reason) unschedulable.push({ jobId: job.spec.id, reason });
     else active.push(job);
   }
@@ -109,6 +111,23 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
       unschedulable,
     },
   };
+};
+
+/**
+ * Why a job can never run: no allowed type is large enough (asked of waiting jobs only: a running job keeps what it
+ * holds when hosts are lost), or it makes no progress on any allocation the allocation stage may give it (see
+ * `AllocateStage.sizes`; asked of every job, so none holds GPUs at rate 0).
+ */
+const whyUnschedulable = (
+  spec: JobSpec,
+  allocate: AllocateStage,
+  ctx: RoundContext,
+  holding: boolean,
+): string | undefined => {
+  const reason = holding ? undefined : unschedulableReason(spec, ctx);
+  if (reason) return reason;
+  const counts = allocate.sizes ? allocate.sizes(spec, ctx) : allocate.reject ? undefined : [spec.gpus];
+  return counts ? neverProgressesReason(spec, counts, ctx) : undefined;
 };
 
 export const roundContext = (input: RoundInput): RoundContext => {

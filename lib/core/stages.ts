@@ -1,7 +1,7 @@
 import type { ElasticDemand } from './elastic/demand.ts';
 import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
-import type { JobState } from './model/job.ts';
+import type { JobSpec, JobState } from './model/job.ts';
 import type { PerfModel } from './model/perf.ts';
 import type { Allocation, Cell, Plan } from './model/plan.ts';
 import type { SchedulerState } from './model/state.ts';
@@ -77,6 +77,13 @@ export interface AllocateStage extends StateContribution {
    * with reason `unschedulable`. Pure.
    */
   reject?(jobs: readonly JobState[], ctx: RoundContext): readonly Rejection[];
+  /**
+   * Optional: the GPU counts this stage may give a waiting job. The round ends as `unschedulable` a job whose
+   * estimated throughput is zero at each of them on every allowed type, so that it never holds GPUs without
+   * progress. Absent: the requested count, unless the stage has `reject`, which then decides alone which jobs it
+   * can never run (Crius: no Cell of the job has a positive rate).
+   */
+  sizes?(spec: JobSpec, ctx: RoundContext): readonly number[];
 }
 
 export interface Rejection {

@@ -10,6 +10,7 @@ import { sliceTrace } from '../traces/slice.ts';
 import type { TraceFormat, TraceIssue } from '../traces/types.ts';
 import { groundTruthModel } from './ground-truth.ts';
 import { DEFAULT_MODEL_MIX } from './model-mix.ts';
+import { offeredLoad } from './offered-load.ts';
 import { type SimConfig, type SimResult, simulate } from './simulator.ts';
 import { type SimSummary, summarize } from './summary.ts';
 import { toJobSpecs, type WorkloadIssue } from './workload.ts';
@@ -36,6 +37,10 @@ export interface Workload {
   readonly truth: PerfModel;
   readonly traceIssues: readonly TraceIssue[];
   readonly workloadIssues: readonly WorkloadIssue[];
+  /** GPU type the trace's run times convert through. */
+  readonly referenceGpuType: string;
+  /** Offered load of the jobs on the cluster (lib/sim/offered-load.ts); infinite when all arrive at once. */
+  readonly offeredLoad: number;
 }
 
 export const DEFAULT_REFERENCE_GPU = 'V100-16GB';
@@ -53,9 +58,11 @@ export const loadWorkload = (request: WorkloadRequest): Workload => {
     ...(request.maxJobs !== undefined ? { maxJobs: request.maxJobs } : {}),
   });
   const withModels = assignModels(window, { models: DEFAULT_MODEL_MIX, seed });
+  const referenceGpuType = request.referenceGpuType ?? DEFAULT_REFERENCE_GPU;
   const { jobs, issues } = toJobSpecs(withModels, {
     perf,
-    referenceGpuType: request.referenceGpuType ?? DEFAULT_REFERENCE_GPU,
+    truth,
+    referenceGpuType,
     ...(request.load !== undefined ? { load: request.load } : {}),
   });
   return {
@@ -66,6 +73,8 @@ export const loadWorkload = (request: WorkloadRequest): Workload => {
     truth,
     traceIssues: loaded.issues,
     workloadIssues: issues,
+    referenceGpuType,
+    offeredLoad: offeredLoad(jobs, cluster, truth, referenceGpuType),
   };
 };
 

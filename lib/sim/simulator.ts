@@ -10,6 +10,7 @@ import { shapeOf } from '../core/place/free-gpus.ts';
 import { type RoundOutput, scheduleRound } from '../core/round.ts';
 import type { Policy, RoundConfig } from '../core/stages.ts';
 import { elasticExecutorThroughput, elasticRateBound } from './elastic.ts';
+import { trueIterations } from './length-noise.ts';
 
 export interface SimConfig {
   /** Seconds between scheduled rounds; rounds also run on arrivals and completions. */
@@ -21,6 +22,12 @@ export interface SimConfig {
   /** Rounds in a row with waiting jobs, nothing running and nothing arriving before the simulator declares a stall. */
   readonly stallRounds: number;
   readonly seed: number;
+  /**
+   * Spread f of the seeded length noise (lib/sim/length-noise.ts): each job really runs its declared iterations ×
+   * m, m log-uniform in [1/f, f] from the seed and its id, while the scheduler still sees the declared iterations.
+   * 1 = none (default); 2 = ×0.5–×2.
+   */
+  readonly lengthNoise: number;
 }
 
 export const DEFAULT_SIM_CONFIG: SimConfig = {
@@ -29,6 +36,7 @@ export const DEFAULT_SIM_CONFIG: SimConfig = {
   horizonSeconds: 365 * 86_400,
   stallRounds: 1_000,
   seed: 0,
+  lengthNoise: 1,
 };
 
 /** The executor's model: a PerfModel, optionally with per-(job, allocation) noise bounded by `maxJobNoise`. */
@@ -114,6 +122,8 @@ export interface SimResult {
 
 interface SimJob {
   spec: JobSpec;
+  /** True iterations (the declared ones under length noise); the scheduler only sees `spec.iterations`. */
+  work: number;
   status: JobStatus;
   progress: number;
   attainedService: number;
@@ -234,7 +244,7 @@ export const simulate = (input: SimInput): SimResult => {
       job.runningSeconds += dt;
       const productive = t - Math.max(now, job.pausedUntil);
       if (productive > 0 && job.rate > 0) {
-        const done = Math.min(job.spec.iterations - job.progress, job.rate * productive);
+        const done = Math.min(job.work - job.progress, job.rate * productive);
         job.progress += done;
         job.commSeconds += done * job.commPerIteration;
       }
@@ -246,7 +256,7 @@ export const simulate = (input: SimInput): SimResult => {
 
   const completionTime = (job: SimJob): number => {
     if (!job.allocation || job.rate <= 0) return Number.POSITIVE_INFINITY;
-    return Math.max(now, job.pausedUntil) + (job.spec.iterations - job.progress) / job.rate;
+    return Math.max(now, job.pausedUntil) + (job.work - job.progress) / job.rate;
   };
 
   const end = (job: SimJob, outcome: JobOutcome, reason?: string): void => {
@@ -269,7 +279,8 @@ export const simulate = (input: SimInput): SimResult => {
   const view = (job: SimJob): JobState => ({
     spec: job.spec,
     status: job.status,
-    progress: job.progress,
+    // A job running past its declared length looks almost done to the scheduler, never over.
+    progress: Math.min(job.progress, job.spec.iterations * (1 - 1e-6)),
     attainedService: job.attainedService,
     runningSeconds: job.runningSeconds,
     waitingSince: job.waitingSince,
@@ -280,14 +291,14 @@ export const simulate = (input: SimInput): SimResult => {
     ...(job.measuredThroughput !== undefined ? { measuredThroughput: job.measuredThroughput } : {}),
   });
 
-  const apply = (action: Action): void => {
+  const apply = (action: Action, reasons: ReadonlyMap<string, string>): void => {
     if (action.kind === 'launchInstances' || action.kind === 'terminateInstance') return;
     const job = active.get(action.jobId);
     if (!job) return;
     switch (action.kind) {
       case 'stop':
         if (action.reason === 'unschedulable')
-          end(job, 'unschedulable', 'no allocation of this job fits the cluster');
+          end(job, 'unschedulable', reasons.get(job.spec.id) ?? 'no allocation of this job fits the cluster');
         else {
           job.allocation = undefined;
           job.status = 'suspended';
@@ -331,7 +342,8 @@ export const simulate = (input: SimInput): SimResult => {
     });
     state = out.state;
     input.onRound?.(now, out);
-    for (const action of out.actions) apply(action);
+    const reasons = new Map(out.stats.unschedulable.map((u) => [u.jobId, u.reason]));
+    for (const action of out.actions) apply(action, reasons);
     // Packing moves no GPUs, so it makes no action, yet the executor must know who shares GPUs with whom: jobs
     // whose GPUs did not change take the plan's allocation (with or without `packedWith`).
     for (const [jobId, allocation] of out.plan) {
@@ -378,11 +390,8 @@ export const simulate = (input: SimInput): SimResult => {
 
     let changed = false;
     for (const job of [...active.values()]) {
-      if (
-        job.allocation &&
-        job.spec.iterations - job.progress <= EPSILON * Math.max(1, job.spec.iterations)
-      ) {
-        job.progress = job.spec.iterations;
+      if (job.allocation && job.work - job.progress <= EPSILON * Math.max(1, job.work)) {
+        job.progress = job.work;
         end(job, 'completed');
         changed = true;
       }
@@ -391,6 +400,7 @@ export const simulate = (input: SimInput): SimResult => {
       const spec = arrivals[nextArrival++]!;
       const job: SimJob = {
         ...newJobState(spec),
+        work: trueIterations(config.seed, spec.id, spec.iterations, config.lengthNoise),
         rate: 0,
         commPerIteration: 0,
         dollarsPerSecond: 0,
@@ -481,7 +491,7 @@ const record = (job: SimJob, input: SimInput, truth: ExecutorModel, endTime: num
     unpricedGpuSeconds: job.unpricedGpuSeconds,
     restarts: job.restarts,
     migrations: job.migrations,
-    jctLowerBound: jctLowerBound(job.spec, input.cluster, truth),
+    jctLowerBound: jctLowerBound({ ...job.spec, iterations: job.work }, input.cluster, truth),
   };
 };
 

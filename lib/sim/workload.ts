@@ -1,10 +1,16 @@
 import { findModelProfile } from '../core/catalog/models.ts';
 import type { JobSpec } from '../core/model/job.ts';
-import type { PerfModel } from '../core/model/perf.ts';
+import type { PerfModel, ThroughputQuery } from '../core/model/perf.ts';
 import type { Trace, TraceJob } from '../traces/types.ts';
 
 export interface WorkloadOptions {
+  /** What the scheduler believes; reads Gavel's `total_steps` back into run times (it holds Gavel's table). */
   readonly perf: PerfModel;
+  /**
+   * The executor's model (the simulator's `truth`). A recorded run time is what really happened, so it becomes
+   * the iterations the executor runs in that time; defaults to `perf`.
+   */
+  readonly truth?: PerfModel;
   /** GPU type the trace's durations were measured on; converts durations into iterations. */
   readonly referenceGpuType: string;
   /** Divide inter-arrival times by this factor (2 = twice the arrival rate). */
@@ -17,9 +23,10 @@ export interface WorkloadIssue {
 }
 
 /**
- * Turn trace rows into job specs. Work is kept in iterations: a recorded duration becomes the iterations the job
- * would run in that time on the reference GPU type at its requested count, consolidated, so every policy moves
- * the same amount of work at speeds that depend on the GPUs it is given.
+ * Turn trace rows into job specs. Work is kept in iterations: a recorded run time becomes the iterations the job
+ * would run in that time on the reference GPU type at its requested count, consolidated, under the executor's
+ * model — so a job alone on its reference allocation takes its recorded run time, and every policy moves the same
+ * amount of work at speeds that depend on the GPUs it is given.
  */
 export const toJobSpecs = (
   trace: Trace,
@@ -42,18 +49,20 @@ const toJobSpec = (row: TraceJob, options: WorkloadOptions, load: number): JobSp
   const profile = findModelProfile(row.model);
   if (!profile) return `unknown model "${row.model}"`;
   const batchSize = row.batchSize ?? profile.defaultBatchSize;
+  const reference: ThroughputQuery = {
+    model: row.model,
+    batchSize,
+    gpuType: options.referenceGpuType,
+    gpus: row.gpus,
+    shape: { level: 'machine', hosts: 1 },
+  };
   let iterations = row.iterations;
   if (iterations === undefined) {
-    if (row.duration === undefined) return 'neither iterations nor duration';
-    const rate = options.perf.throughput({
-      model: row.model,
-      batchSize,
-      gpuType: options.referenceGpuType,
-      gpus: row.gpus,
-      shape: { level: 'machine', hosts: 1 },
-    }).iterationsPerSecond;
+    const runTime = row.duration ?? referenceRunTime(row, reference, options.perf);
+    if (typeof runTime === 'string') return runTime;
+    const rate = (options.truth ?? options.perf).throughput(reference).iterationsPerSecond;
     if (!(rate > 0)) return `model ${row.model} cannot run on ${row.gpus} × ${options.referenceGpuType}`;
-    iterations = Math.max(1, Math.round(row.duration * rate));
+    iterations = Math.max(1, Math.round(runTime * rate));
   }
   return {
     id: row.id,
@@ -69,4 +78,16 @@ const toJobSpec = (row: TraceJob, options: WorkloadOptions, load: number): JobSp
     ...(row.deadline !== undefined ? { deadline: row.deadline } : {}),
     ...(row.labels ? { labels: row.labels } : {}),
   };
+};
+
+/**
+ * The run time behind Gavel's `total_steps` = run time × table rate at the scale factor. The table's rate is
+ * summed over the job's workers and the perf model's is the global rate (table ÷ scale, lib/core/perf/measured.ts),
+ * so run time = steps ÷ (GPUs × global rate).
+ */
+const referenceRunTime = (row: TraceJob, reference: ThroughputQuery, perf: PerfModel): number | string => {
+  if (row.referenceSteps === undefined) return 'neither iterations nor duration';
+  const rate = perf.throughput(reference).iterationsPerSecond;
+  if (!(rate > 0)) return `model ${row.model} cannot run on ${row.gpus} × ${reference.gpuType}`;
+  return row.referenceSteps / (row.gpus * rate);
 };

@@ -79,7 +79,7 @@ const parseTabTrace = (text: string, fileName: string, variant: Variant): Trace 
     const jobType = parseJobType(jobTypeText);
     if (jobTypeText !== '' && jobType === undefined)
       f.fail('job_type', 'expected a model name, optionally with "(batch size N)"', jobTypeText);
-    const iterations = f.positiveInteger('total_steps');
+    const referenceSteps = f.positiveInteger('total_steps');
     const gpus = f.positiveInteger('scale_factor');
     const priority = f.positiveNumber('priority_weight');
     const slo = f.number('SLO');
@@ -98,13 +98,15 @@ const parseTabTrace = (text: string, fileName: string, variant: Variant): Trace 
       id: `${variant}-${line}`,
       submitTime,
       gpus,
-      iterations,
+      referenceSteps,
       priority,
       model: jobType.model,
       // Gavel's job types name the batch of one worker; a Tessera job's batch is global.
       ...(jobType.batchSize !== undefined ? { batchSize: jobType.batchSize * gpus } : {}),
       labels,
     };
+    // Shockwave's steps come from its own throughput table (its Recommendation steps are ~7× Gavel's), so its
+    // recorded duration, not the steps, says how much work the job is.
     if (duration !== undefined) job.duration = duration;
     parsed.push({ line, job });
   }

@@ -4,6 +4,7 @@ import { parseGavel, parseShockwave } from './gavel.ts';
 import { parseHelios } from './helios.ts';
 import { parsePhilly } from './philly.ts';
 import { parsePollux } from './pollux.ts';
+import type { PolluxApplicationCurves } from './pollux-work.ts';
 import { parseTiresias } from './tiresias.ts';
 import { parseTraceFormat, type Trace, TraceFormatError, type TraceSource } from './types.ts';
 
@@ -12,6 +13,8 @@ export interface ParseTraceOptions {
   format?: string;
   /** Alibaba PAI only: the `pai_task_table.csv` to join with the job table given as `text`. */
   taskTable?: TraceSource;
+  /** Pollux only: the applications' training curves, from which each job's work is derived. */
+  polluxCurves?: ReadonlyMap<string, PolluxApplicationCurves>;
 }
 
 /** Parses a trace file's text. Pure: the caller reads the file (see `readTrace`). */
@@ -24,7 +27,7 @@ export const parseTrace = (text: string, fileName: string, options: ParseTraceOp
     case 'tiresias':
       return parseTiresias(text, fileName);
     case 'pollux':
-      return parsePollux(text, fileName);
+      return parsePollux(text, fileName, options.polluxCurves);
     case 'gavel':
       return parseGavel(text, fileName);
     case 'shockwave':

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { resolveDataDir } from '../data/data-dir.ts';
+import { loadAllPolluxCurves } from '../data/pollux-curves.ts';
 import { detectFormat } from './detect.ts';
 import { parseTrace } from './parse.ts';
 import { parseTraceFormat, type Trace, TraceFormatError } from './types.ts';
@@ -7,6 +9,8 @@ import { parseTraceFormat, type Trace, TraceFormatError } from './types.ts';
 export interface ReadTraceOptions {
   /** Force a format (a `TRACE_FORMATS` value); default: detected. */
   format?: string;
+  /** Where Pollux workloads' training curves are (`<dataDir>/pollux/<app>/`); default `resolveDataDir()`. */
+  dataDir?: string;
 }
 
 const PAI_JOB = 'pai_job_table';
@@ -27,6 +31,10 @@ export const readTrace = (path: string, options: ReadTraceOptions = {}): Trace =
   }
   const text = readFileSync(path, 'utf8');
   const format = forced ?? detectFormat(text, path);
+  if (format === 'pollux') {
+    const polluxCurves = loadAllPolluxCurves(options.dataDir ?? resolveDataDir());
+    return parseTrace(text, path, { format, polluxCurves });
+  }
   if (format !== 'alibaba-pai') return parseTrace(text, path, { format });
   const name = basename(path);
   if (name.includes(PAI_TASK)) {

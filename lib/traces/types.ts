@@ -20,8 +20,14 @@ export interface TraceJob {
   gpus: number;
   /** Seconds of run time as recorded on the trace's own hardware. */
   duration?: number;
-  /** Work in iterations/steps, when the trace gives it. */
+  /** Work in Tessera iterations (steps of the job's global batch), when the trace gives it (Tiresias). */
   iterations?: number;
+  /**
+   * Gavel's and Shockwave's `total_steps`: the job's run time × its throughput-table rate on the reference worker
+   * type at its scale factor (Gavel `scheduler/utils.py` `generate_job`). Gavel counts steps summed over the
+   * job's workers, so these are not Tessera iterations; `lib/sim` turns them back into the run time.
+   */
+  referenceSteps?: number;
   /** Catalog-style model id (`resnet50`, `bert-large`) where the trace names one. */
   model?: string;
   batchSize?: number;

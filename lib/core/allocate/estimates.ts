@@ -48,3 +48,48 @@ export const unschedulableReason = (spec: JobSpec, ctx: RoundContext): string | 
   if (minGpus > largest) return `needs ${minGpus} GPUs of one type; the largest allowed type has ${largest}`;
   return undefined;
 };
+
+// Per round (the context object), per (model, batch, GPU count, allowed types): the types on which the job progresses.
+const progressMemo = new WeakMap<RoundContext, Map<string, readonly GpuTypeId[]>>();
+
+/**
+ * Allowed GPU types with at least `gpus` GPUs on which the job alone on `gpus` GPUs makes progress (estimated
+ * throughput > 0; zero means it does not fit in memory there). Memoised per round and job shape, so checking every
+ * waiting job every round stays cheap.
+ */
+export const progressTypes = (spec: JobSpec, gpus: number, ctx: RoundContext): readonly GpuTypeId[] => {
+  let memo = progressMemo.get(ctx);
+  if (!memo) {
+    memo = new Map();
+    progressMemo.set(ctx, memo);
+  }
+  const key = `${spec.model}\u0000${spec.batchSize}\u0000${gpus}\u0000${spec.gpuTypes?.join(',') ?? ''}`;
+  let types = memo.get(key);
+  if (!types) {
+    types = allowedTypes(spec, ctx).filter(
+      (t) => (ctx.capacity.get(t)?.gpus ?? 0) >= gpus && isolatedThroughput(spec, t, gpus, ctx) > 0,
+    );
+    memo.set(key, types);
+  }
+  return types;
+};
+
+/**
+ * Why a job can never progress when it may be given any of `counts` GPUs: its estimated throughput is zero at each
+ * count on every allowed type large enough (undefined when some allocation makes progress, or none fits at all —
+ * `unschedulableReason` reports that).
+ */
+export const neverProgressesReason = (
+  spec: JobSpec,
+  counts: readonly number[],
+  ctx: RoundContext,
+): string | undefined => {
+  const sized = allowedTypes(spec, ctx);
+  const fitting = counts.filter((g) => sized.some((t) => (ctx.capacity.get(t)?.gpus ?? 0) >= g));
+  if (fitting.length === 0) return undefined;
+  if (fitting.some((g) => progressTypes(spec, g, ctx).length > 0)) return undefined;
+  return (
+    `${spec.model} (batch ${spec.batchSize}) makes no progress on ${fitting.join(' or ')} GPU(s) of any allowed ` +
+    `type (${sized.join(', ')}): zero estimated throughput (it does not fit in memory)`
+  );
+};

@@ -3,7 +3,7 @@ import type { JobState } from '../model/job.ts';
 import { allocationGpuCount } from '../model/plan.ts';
 import { isHolding } from '../order/compare.ts';
 import type { AllocateStage, Demand, RoundContext } from '../stages.ts';
-import { allowedTypes, isolatedThroughput } from './estimates.ts';
+import { allowedTypes, isolatedThroughput, progressTypes } from './estimates.ts';
 
 export interface GangOptions {
   /**
@@ -67,8 +67,11 @@ const chooseType = (
   choice: GangOptions['typeChoice'],
 ): GpuTypeId | undefined => {
   const bound = boundType(job, ctx);
-  const candidates = (bound ? [bound] : allowedTypes(job.spec, ctx)).filter(
-    (t) => !blocked.has(t) && (remaining.get(t) ?? 0) >= job.spec.gpus,
+  // Never a type the job makes no progress on (it would hold the GPUs forever).
+  const progresses = progressTypes(job.spec, job.spec.gpus, ctx);
+  const pool = bound && progresses.includes(bound) ? [bound] : allowedTypes(job.spec, ctx);
+  const candidates = pool.filter(
+    (t) => !blocked.has(t) && (remaining.get(t) ?? 0) >= job.spec.gpus && progresses.includes(t),
   );
   let best: GpuTypeId | undefined;
   let bestScore = Number.NEGATIVE_INFINITY;

@@ -73,6 +73,14 @@ export const elasticAllocate = (
   options: ElasticTierOptions = DEFAULT_ELASTIC_TIER,
 ): AllocateStage => ({
   name: `elastic(${inner.name})`,
+  // An elastic job may get 1..maxP GPUs (at least its minimum); guaranteed jobs what the inner stage gives.
+  sizes: (spec, ctx) =>
+    spec.elastic
+      ? Array.from(
+          { length: Math.max(0, spec.elastic.maxP - Math.max(1, spec.elastic.minGpus) + 1) },
+          (_, i) => Math.max(1, spec.elastic!.minGpus) + i,
+        )
+      : (inner.sizes?.(spec, ctx) ?? [spec.gpus]),
   allocate: (ordered, ctx) => {
     const demands = inner.allocate(
       ordered.filter((j) => !isElastic(j)),

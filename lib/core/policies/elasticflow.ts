@@ -118,11 +118,18 @@ export const elasticFlowAllocate = (o: ElasticFlowOptions): AllocateStage => ({
   name: o.name,
 
   reject(jobs, ctx): Rejection[] {
-    if (o.loosen !== undefined) return [];
     const out: Rejection[] = [];
     for (const job of jobs) {
-      if (isHolding(job) || job.spec.deadline === undefined) continue;
+      if (isHolding(job)) continue;
       const s = sized(job, ctx, o);
+      if (s && s.counts.length === 0) {
+        out.push({
+          jobId: job.spec.id,
+          reason: `${job.spec.model} (batch ${job.spec.batchSize}) makes no progress on any power-of-two share of ${s.type} (zero estimated throughput: it does not fit in memory)`,
+        });
+        continue;
+      }
+      if (o.loosen !== undefined || job.spec.deadline === undefined) continue;
       if (s && minimumShare(s, ctx) === undefined) {
         out.push({
           jobId: job.spec.id,

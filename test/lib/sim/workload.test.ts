@@ -1,9 +1,22 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { getModelProfile } from '../../../lib/core/catalog/models.ts';
+import type { JobSpec } from '../../../lib/core/model/job.ts';
+import { getPolicy } from '../../../lib/core/policies/index.ts';
+import { resolveDataDir } from '../../../lib/data/data-dir.ts';
+import { GroundTruthPerfModel, groundTruthModel } from '../../../lib/sim/ground-truth.ts';
+import { DEFAULT_MODEL_MIX } from '../../../lib/sim/model-mix.ts';
+import { DEFAULT_REFERENCE_GPU, loadWorkload } from '../../../lib/sim/run.ts';
+import { type ExecutorModel, simulate } from '../../../lib/sim/simulator.ts';
 import { toJobSpecs } from '../../../lib/sim/workload.ts';
+import { assignModels } from '../../../lib/traces/generators/models.ts';
+import { loadTrace } from '../../../lib/traces/load.ts';
+import { parseTrace } from '../../../lib/traces/parse.ts';
 import type { Trace } from '../../../lib/traces/types.ts';
 import { linearPerf } from '../../support/fixtures.ts';
+import { fixturePath, readFixture } from '../traces/fixtures.ts';
 
 const trace = (jobs: Trace['jobs']): Trace => ({
   name: 't',
@@ -78,4 +91,103 @@ describe('trace rows → job specs', () => {
       /--load must be a positive number/,
     );
   });
+});
+
+/**
+ * Gavel and Shockwave write `total_steps = run_time × throughput(job_type, scale_factor)` on the reference worker
+ * type (Gavel `scheduler/utils.py`, `generate_job`): an imported job alone on the reference type at its scale
+ * factor must take its run time under the simulator's executor model.
+ */
+describe('Gavel and Shockwave jobs alone on the reference allocation take their run time', () => {
+  const gavelTable = JSON.parse(
+    readFileSync(join(resolveDataDir(), 'gavel', 'simulation_throughputs.json'), 'utf8'),
+  ) as Record<string, Record<string, { null: number }>>;
+  /** Run time behind a Gavel row, straight from the shared table: total_steps ÷ v100 rate at the scale factor. */
+  const gavelRunTime = (line: string): number => {
+    const f = line.split('\t');
+    const rate = gavelTable.v100![`('${f[0]}', ${f[6]})`]!.null;
+    return Number(f[5]) / rate;
+  };
+  const shockwaveRunTime = (line: string): number => Number(line.split('\t')[10]);
+
+  const cases = [
+    { file: 'gavel-artifact_evaluation.trace', runTime: gavelRunTime },
+    { file: 'shockwave-120jobs.trace', runTime: shockwaveRunTime },
+  ];
+  for (const { file, runTime } of cases) {
+    const lines = readFixture(file)
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    const workload = loadWorkload({ trace: fixturePath(file), cluster: 'tesserae-80-v100', seed: 0 });
+    const alone = (truth: ExecutorModel, spec: JobSpec): number => {
+      const result = simulate({
+        cluster: workload.cluster,
+        jobs: [{ ...spec, submitTime: 0 }],
+        policy: getPolicy('fifo'),
+        perf: workload.perf,
+        truth,
+      });
+      return result.jobs[0]!.jct!;
+    };
+
+    test(`${file}: every row imports and runs its run time (±5 %) under the executor without run-to-run noise`, () => {
+      assert.deepEqual(workload.workloadIssues, []);
+      assert.equal(workload.jobs.length, lines.length);
+      // The hidden per-(model, GPU type) efficiency deviations stay; only the per-run noise is off.
+      const truth = groundTruthModel(workload.perf, { seed: 0, noiseSigma: 0 });
+      const { jobs } = toJobSpecs(parseTrace(readFixture(file), file), {
+        perf: workload.perf,
+        truth,
+        referenceGpuType: DEFAULT_REFERENCE_GPU,
+      });
+      for (const [i, spec] of jobs.entries()) {
+        const line = lines[Number(spec.id.split('-').at(-1)) - 1]!;
+        const ratio = alone(truth, spec) / runTime(line);
+        assert.ok(
+          Math.abs(ratio - 1) <= 0.05,
+          `${file} job ${i} (${spec.model}, ${spec.gpus} GPUs): JCT/run time ${ratio}`,
+        );
+      }
+    });
+
+    test(`${file}: through loadWorkload, every job alone takes its run time within 5 % and the per-run noise`, () => {
+      const noise = workload.truth instanceof GroundTruthPerfModel ? workload.truth.maxJobNoise : 1;
+      for (const spec of workload.jobs) {
+        const line = lines[Number(spec.id.split('-').at(-1)) - 1]!;
+        const ratio = alone(workload.truth, spec) / runTime(line);
+        assert.ok(
+          ratio <= 1.05 * noise && ratio >= 1 / (1.05 * noise),
+          `${spec.id} (${spec.model}, ${spec.gpus} GPUs): JCT/run time ${ratio}`,
+        );
+      }
+    });
+  }
+});
+
+describe('the Gavel- and Shockwave-style generators follow the same rule', () => {
+  for (const name of ['gavel:24:40', 'shockwave:24:40']) {
+    test(`${name}: every job alone on its reference allocation takes its drawn duration (±5 %)`, () => {
+      const workload = loadWorkload({ trace: name, cluster: 'tesserae-80-v100', seed: 4 });
+      const truth = groundTruthModel(workload.perf, { seed: 4, noiseSigma: 0 });
+      const trace = assignModels(loadTrace(name, { seed: 4 }), { models: DEFAULT_MODEL_MIX, seed: 4 });
+      const { jobs, issues } = toJobSpecs(trace, {
+        perf: workload.perf,
+        truth,
+        referenceGpuType: DEFAULT_REFERENCE_GPU,
+      });
+      assert.deepEqual(issues, []);
+      for (const spec of jobs) {
+        const duration = trace.jobs.find((j) => j.id === spec.id)!.duration!;
+        const result = simulate({
+          cluster: workload.cluster,
+          jobs: [{ ...spec, submitTime: 0 }],
+          policy: getPolicy('fifo'),
+          perf: workload.perf,
+          truth,
+        });
+        const ratio = result.jobs[0]!.jct! / duration;
+        assert.ok(Math.abs(ratio - 1) <= 0.05, `${spec.id} (${spec.model}, ${spec.gpus} GPUs): ${ratio}`);
+      }
+    });
+  }
 });

@@ -15,7 +15,7 @@ describe('parseGavel', () => {
       id: 'gavel-2',
       submitTime: 0,
       gpus: 2,
-      iterations: 11005,
+      referenceSteps: 11005, // Gavel's unit (summed over workers), not Tessera iterations
       priority: 1,
       model: 'transformer',
       batchSize: 32, // Gavel's per-worker batch 16 × scale factor 2: Tessera batches are global
@@ -77,13 +77,13 @@ describe('parseShockwave', () => {
 
   test('reads mode and duration besides the Gavel fields', () => {
     assert.equal(trace.format, 'shockwave');
-    assert.equal(trace.jobs.length, 9);
+    assert.equal(trace.jobs.length, 11);
     assert.deepEqual(trace.issues, []);
     assert.deepEqual(trace.jobs[1], {
       id: 'shockwave-2',
       submitTime: 55,
       gpus: 1,
-      iterations: 143450,
+      referenceSteps: 143450,
       priority: 1,
       model: 'resnet18',
       batchSize: 32,
@@ -92,9 +92,9 @@ describe('parseShockwave', () => {
     });
     assert.deepEqual(
       trace.jobs.map((j) => j.submitTime),
-      [0, 55, 64, 73, 109, 112, 346, 1322, 1393],
+      [0, 55, 64, 73, 109, 112, 346, 1064, 1322, 1393, 3698],
     );
-    assert.equal(trace.jobs.at(-1)?.gpus, 4);
+    assert.equal(trace.jobs.at(-2)?.gpus, 4);
   });
 
   test('a Gavel trace given as Shockwave is refused', () => {
