@@ -5,12 +5,16 @@ import type { JobSpec } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
 import { resolveDataDir } from '../lib/data/data-dir.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
-import { loadWorkload } from '../lib/sim/run.ts';
+import { loadAllPolluxCurves } from '../lib/data/pollux-curves.ts';
+import { DEFAULT_REFERENCE_GPU, loadWorkload } from '../lib/sim/run.ts';
+import { toJobSpecs } from '../lib/sim/workload.ts';
 import { phillyTracePath } from '../lib/traces/load.ts';
+import { parseTrace } from '../lib/traces/parse.ts';
 import { readTrace } from '../lib/traces/read.ts';
 import { sliceTrace } from '../lib/traces/slice.ts';
 import { dallyWorkload } from './dally-workload.ts';
 import { easyScaleWorkload, phillyRows } from './easyscale-workload.ts';
+import { polluxStyleCsv } from './pollux-workload.ts';
 import { PHILLY_BUSY_WEEK_START_DAY } from './sim.ts';
 
 /** A workload on a cluster, with the simulator settings it is replayed under. */
@@ -19,6 +23,8 @@ export interface FlagshipWorkload {
   readonly jobs: readonly JobSpec[];
   readonly roundSeconds: number;
   readonly restartSeconds: number;
+  /** The GPU type the workload's lengths are meant on (its offered load is measured there). */
+  readonly referenceGpuType: string;
 }
 
 export interface FlagshipSetup {
@@ -36,7 +42,7 @@ const traceSetup = (
   name,
   build: (_perf, seed) => {
     const w = loadWorkload({ ...request, seed });
-    return { cluster: w.cluster, jobs: w.jobs, ...SIM };
+    return { cluster: w.cluster, jobs: w.jobs, ...SIM, referenceGpuType: DEFAULT_REFERENCE_GPU };
   },
 });
 
@@ -68,7 +74,13 @@ const batchSetup = (jobs: number, cluster: string): FlagshipSetup => ({
       referenceGpuType: c.hosts[0]!.gpuType,
       perf,
     });
-    return { cluster: c, jobs: specs, roundSeconds: 300, restartSeconds: 30 };
+    return {
+      cluster: c,
+      jobs: specs,
+      roundSeconds: 300,
+      restartSeconds: 30,
+      referenceGpuType: c.hosts[0]!.gpuType,
+    };
   },
 });
 
@@ -97,7 +109,34 @@ const mixedElasticSetup = (jobs: number, cluster: string): FlagshipSetup => ({
       idPrefix: 'e',
       elastic: true,
     });
-    return { cluster: c, jobs: [...guaranteed, ...elastic], roundSeconds: 60, restartSeconds: 20 };
+    return {
+      cluster: c,
+      jobs: [...guaranteed, ...elastic],
+      roundSeconds: 60,
+      restartSeconds: 20,
+      referenceGpuType: 'V100-16GB',
+    };
+  },
+});
+
+/** A Pollux-style workload (bench/pollux-workload.ts) through the Pollux importer: work from the training curves. */
+const polluxSetup = (jobs: number, cluster: string): FlagshipSetup => ({
+  name: `pollux-style:${jobs}@${cluster}`,
+  build: (perf, seed) => {
+    const c = loadCluster(cluster);
+    const philly = sliceTrace(readTrace(phillyTracePath(), { format: 'philly' }), {
+      skipDays: PHILLY_BUSY_WEEK_START_DAY,
+    });
+    const largestHost = Math.max(...c.hosts.map((h) => h.gpuCount));
+    const csv = polluxStyleCsv(philly, { jobs, seed, windowSeconds: 8 * 3600, maxGpus: largestHost });
+    const trace = parseTrace(csv, `pollux-style-${jobs}.csv`, {
+      format: 'pollux',
+      polluxCurves: loadAllPolluxCurves(resolveDataDir()),
+    });
+    const { jobs: specs, issues } = toJobSpecs(trace, { perf, referenceGpuType: DEFAULT_REFERENCE_GPU });
+    if (trace.issues.length + issues.length > 0)
+      throw new Error(`pollux-style workload: ${trace.issues.length + issues.length} rows rejected`);
+    return { cluster: c, jobs: specs, ...SIM, referenceGpuType: 'T4' };
   },
 });
 
@@ -124,6 +163,7 @@ export const FLAGSHIP_SETUPS: readonly FlagshipSetup[] = [
   generatorSetup('shockwave:300:80', 'aws-mixed'),
   batchSetup(200, 'dally-8r'),
   mixedElasticSetup(120, 'easyscale-64'),
+  polluxSetup(160, 'pollux-64'),
   tiresiasSetup('tiresias-n32g4'),
 ];
 
@@ -136,6 +176,7 @@ export const QUICK_FLAGSHIP_SETUPS: readonly FlagshipSetup[] = [
   generatorSetup('gavel:60:30', 'aws-mixed'),
   batchSetup(60, 'dally-8r'),
   mixedElasticSetup(40, 'easyscale-64'),
+  polluxSetup(40, 'pollux-64'),
   tiresiasSetup('tiresias-n32g4'),
 ];
 

@@ -1,10 +1,11 @@
 import { getPolicy, policyNames } from '../lib/core/policies/index.ts';
 import { groundTruthModel } from '../lib/sim/ground-truth.ts';
+import { offeredLoad } from '../lib/sim/offered-load.ts';
 import { simulate } from '../lib/sim/simulator.ts';
 import { type SimSummary, summarize } from '../lib/sim/summary.ts';
 import {
   FLAGSHIP_SETUPS,
-  type FlagshipSetup,
+  type FlagshipWorkload,
   flagshipPerf,
   QUICK_FLAGSHIP_SETUPS,
 } from './flagship-setups.ts';
@@ -61,31 +62,40 @@ export const flagshipSuite: BenchSuite = {
     'wallRatio',
     'meetsTargets',
   ],
-  *run({ quick, seed, log }) {
+  *run({ quick, seed, log, lengthNoise = 1 }) {
     const perf = flagshipPerf();
     const truth = groundTruthModel(perf, { seed });
     const others = otherPolicies(quick);
     for (const setup of quick ? QUICK_FLAGSHIP_SETUPS : FLAGSHIP_SETUPS) {
-      const summaries = yield* runSetup(setup, [FLAGSHIP, ...others], { perf, truth, seed, log });
-      yield comparisonRow(setup.name, summaries);
+      const w = setup.build(perf, seed);
+      const load = offeredLoad(w.jobs, w.cluster, truth, w.referenceGpuType);
+      const summaries = yield* runSetup(setup.name, w, [FLAGSHIP, ...others], {
+        perf,
+        truth,
+        seed,
+        log,
+        lengthNoise,
+      });
+      yield comparisonRow(setup.name, summaries, load);
     }
   },
 };
 
 function* runSetup(
-  setup: FlagshipSetup,
+  setup: string,
+  w: FlagshipWorkload,
   policies: readonly string[],
   env: {
     perf: ReturnType<typeof flagshipPerf>;
     truth: ReturnType<typeof groundTruthModel>;
     seed: number;
     log: (m: string) => void;
+    lengthNoise: number;
   },
 ): Generator<BenchRow, SimSummary[]> {
-  const w = setup.build(env.perf, env.seed);
   const summaries: SimSummary[] = [];
   for (const name of policies) {
-    env.log(`flagship: ${setup.name} (${w.jobs.length} jobs), ${name}`);
+    env.log(`flagship: ${setup} (${w.jobs.length} jobs), ${name}`);
     const started = performance.now();
     const result = simulate({
       cluster: w.cluster,
@@ -93,13 +103,18 @@ function* runSetup(
       policy: getPolicy(name),
       perf: env.perf,
       truth: env.truth,
-      config: { roundSeconds: w.roundSeconds, restartSeconds: w.restartSeconds, seed: env.seed },
+      config: {
+        roundSeconds: w.roundSeconds,
+        restartSeconds: w.restartSeconds,
+        seed: env.seed,
+        lengthNoise: env.lengthNoise,
+      },
     });
-    const s = summarize(result, setup.name, (performance.now() - started) / 1000);
+    const s = summarize(result, setup, (performance.now() - started) / 1000);
     summaries.push(s);
     yield {
       suite: 'flagship',
-      setup: setup.name,
+      setup: setup,
       policy: name,
       jobs: s.jobs,
       completed: s.completed,
@@ -123,7 +138,11 @@ function* runSetup(
  * completed compete (a policy that drops or strands jobs would look fast on the rest); each ratio is against the
  * best of them on that metric.
  */
-export const comparisonRow = (setup: string, summaries: readonly SimSummary[]): BenchRow => {
+export const comparisonRow = (
+  setup: string,
+  summaries: readonly SimSummary[],
+  offeredLoad: number,
+): BenchRow => {
   const flagship = summaries.find((s) => s.policy === FLAGSHIP)!;
   const most = Math.max(...summaries.map((s) => s.completed));
   const others = summaries.filter((s) => s.policy !== FLAGSHIP && s.completed === most);
@@ -145,7 +164,7 @@ export const comparisonRow = (setup: string, summaries: readonly SimSummary[]): 
     gpuHoursRatio: ratio('gpuHours'),
     costRatio: ratio('cost'),
     jctOverLowerBound: round3(flagship.avgJct / Math.max(1e-9, flagship.jctLowerBound)),
-    offeredLoad: (flagship as { offeredLoad?: number }).offeredLoad ?? Number.NaN,
+    offeredLoad,
     wallRatio: round3(flagship.wallSeconds / Math.max(1e-9, slowest)),
   };
   return { ...row, meetsTargets: meetsTargets(row, flagship.completed === most) };

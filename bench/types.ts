@@ -9,6 +9,8 @@ export interface BenchRow {
 export interface BenchOptions {
   readonly quick: boolean;
   readonly seed: number;
+  /** Spread of seeded length noise on jobs' true work (1 = users' estimates are exact); suites that support it. */
+  readonly lengthNoise?: number;
   /** Called with a one-line progress message (stderr in the CLI). */
   readonly log: (message: string) => void;
 }

@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
 import { BENCH_SUITES, getSuite } from '../../bench/suites.ts';
 import type { BenchRow } from '../../bench/types.ts';
-import { nonNegativeInt } from './options.ts';
+import { lengthSpread, nonNegativeInt } from './options.ts';
 import { formatTable } from './table.ts';
 
 interface BenchCliOptions {
   quick?: boolean;
   json?: boolean;
   seed: number;
+  lengthNoise?: number | true;
 }
 
 export const registerBenchCommand = (program: Command): void => {
@@ -18,12 +19,18 @@ export const registerBenchCommand = (program: Command): void => {
     .option('--quick', 'reduced version for CI smoke tests (under a minute)')
     .option('--json', 'one JSON object per measurement per line on stdout')
     .option('--seed <n>', 'seed', nonNegativeInt, 0)
+    .option(
+      '--length-noise [spread]',
+      'suites that simulate traces (flagship): each job really runs its iterations × m, m log-uniform in [1/spread, spread]; the scheduler sees the declared iterations; spread defaults to 2',
+      lengthSpread,
+    )
     .action(async (name: string, options: BenchCliOptions) => {
       const suite = getSuite(name);
       const rows: BenchRow[] = [];
       for await (const row of suite.run({
         quick: options.quick ?? false,
         seed: options.seed,
+        lengthNoise: options.lengthNoise === true ? 2 : (options.lengthNoise ?? 1),
         log: (m) => process.stderr.write(`${m}\n`),
       })) {
         rows.push(row);

@@ -27,3 +27,11 @@ export const commaList = (value: string): string[] => {
   if (items.length === 0) throw new InvalidArgumentError('expected a comma-separated list');
   return items;
 };
+
+/** `--length-noise [spread]`: users' estimates are off by up to ×spread either way (2 = ×0.5–×2). */
+export const lengthSpread = (value: string): number => {
+  const spread = Number(value);
+  if (!(Number.isFinite(spread) && spread >= 1))
+    throw new InvalidArgumentError(`--length-noise: expected a spread ≥ 1 (2 = ×0.5–×2), got "${value}"`);
+  return spread;
+};

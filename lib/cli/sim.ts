@@ -1,10 +1,10 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { getPolicy } from '../core/policies/index.ts';
 import { writeReport } from '../sim/report/write.ts';
 import { loadWorkload, runPolicies } from '../sim/run.ts';
 import type { SimSummary } from '../sim/summary.ts';
 import { formatIssue, parseTraceFormat } from '../traces/types.ts';
-import { commaList, nonNegativeInt, nonNegativeNumber, positiveNumber } from './options.ts';
+import { commaList, lengthSpread, nonNegativeInt, nonNegativeNumber, positiveNumber } from './options.ts';
 import { progress } from './progress.ts';
 import { formatTable } from './table.ts';
 
@@ -110,13 +110,6 @@ const runSim = (options: SimOptions): void => {
     const files = writeReport(options.report, workload, runs);
     process.stderr.write(`report: ${files.html}\n`);
   }
-};
-
-const lengthSpread = (value: string): number => {
-  const spread = Number(value);
-  if (!(Number.isFinite(spread) && spread >= 1))
-    throw new InvalidArgumentError(`--length-noise: expected a spread ≥ 1 (2 = ×0.5–×2), got "${value}"`);
-  return spread;
 };
 
 const reportIssues = (...groups: string[][]): void => {

@@ -15,6 +15,7 @@ describe('cluster presets and files', () => {
       'tesserae-80': 80,
       'tesserae-32': 32,
       'easyscale-64': 64,
+      'pollux-64': 64,
     };
     for (const [name, gpus] of Object.entries(sizes)) {
       assert.ok(clusterPresets().includes(name), name);
