@@ -57,6 +57,8 @@ export interface DallyWorkloadOptions {
   readonly clusterGpus: number;
   readonly referenceGpuType: string;
   readonly perf: PerfModel;
+  /** The executor's model: a duration is what really happened, so it becomes iterations at its rate. */
+  readonly truth?: PerfModel;
   readonly sizes?: DallySizes;
 }
 
@@ -91,6 +93,7 @@ export const dallyWorkload = (
   const { jobs, issues } = toJobSpecs(trace, {
     perf: options.perf,
     referenceGpuType: options.referenceGpuType,
+    ...(options.truth ? { truth: options.truth } : {}),
   });
   if (issues.length > 0) {
     const first = issues[0]!;

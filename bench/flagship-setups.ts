@@ -29,7 +29,7 @@ export interface FlagshipWorkload {
 
 export interface FlagshipSetup {
   readonly name: string;
-  build(perf: PerfModel, seed: number): FlagshipWorkload;
+  build(perf: PerfModel, truth: PerfModel, seed: number): FlagshipWorkload;
 }
 
 const SIM = { roundSeconds: 60, restartSeconds: 30 } as const;
@@ -40,7 +40,7 @@ const traceSetup = (
   request: { trace: string; cluster: string; skipDays?: number; days?: number; maxJobs?: number },
 ): FlagshipSetup => ({
   name,
-  build: (_perf, seed) => {
+  build: (_perf, _truth, seed) => {
     const w = loadWorkload({ ...request, seed });
     return { cluster: w.cluster, jobs: w.jobs, ...SIM, referenceGpuType: DEFAULT_REFERENCE_GPU };
   },
@@ -61,7 +61,7 @@ const generatorSetup = (generator: string, cluster: string): FlagshipSetup =>
 /** Dally's batch experiment: Philly 2–64-GPU jobs with Table I models, all arriving at once. */
 const batchSetup = (jobs: number, cluster: string): FlagshipSetup => ({
   name: `batch:${jobs}@${cluster}`,
-  build: (perf, seed) => {
+  build: (perf, truth, seed) => {
     const c = loadCluster(cluster);
     const philly = readTrace(phillyTracePath(), { format: 'philly' });
     const gpus = c.hosts.reduce((n, h) => n + h.gpuCount, 0);
@@ -73,6 +73,7 @@ const batchSetup = (jobs: number, cluster: string): FlagshipSetup => ({
       clusterGpus: gpus,
       referenceGpuType: c.hosts[0]!.gpuType,
       perf,
+      truth,
     });
     return {
       cluster: c,
@@ -87,7 +88,7 @@ const batchSetup = (jobs: number, cluster: string): FlagshipSetup => ({
 /** EasyScale's mixed experiment: rigid guaranteed jobs at half the cluster plus as much elastic best-effort work. */
 const mixedElasticSetup = (jobs: number, cluster: string): FlagshipSetup => ({
   name: `guaranteed+elastic:${jobs}@${cluster}`,
-  build: (perf, seed) => {
+  build: (perf, _truth, seed) => {
     const c = loadCluster(cluster);
     const philly = sliceTrace(readTrace(phillyTracePath(), { format: 'philly' }), {
       skipDays: PHILLY_BUSY_WEEK_START_DAY,
@@ -122,7 +123,7 @@ const mixedElasticSetup = (jobs: number, cluster: string): FlagshipSetup => ({
 /** A Pollux-style workload (bench/pollux-workload.ts) through the Pollux importer: work from the training curves. */
 const polluxSetup = (jobs: number, cluster: string): FlagshipSetup => ({
   name: `pollux-style:${jobs}@${cluster}`,
-  build: (perf, seed) => {
+  build: (perf, _truth, seed) => {
     const c = loadCluster(cluster);
     const philly = sliceTrace(readTrace(phillyTracePath(), { format: 'philly' }), {
       skipDays: PHILLY_BUSY_WEEK_START_DAY,

@@ -67,7 +67,7 @@ export const flagshipSuite: BenchSuite = {
     const truth = groundTruthModel(perf, { seed });
     const others = otherPolicies(quick);
     for (const setup of quick ? QUICK_FLAGSHIP_SETUPS : FLAGSHIP_SETUPS) {
-      const w = setup.build(perf, seed);
+      const w = setup.build(perf, truth, seed);
       const load = offeredLoad(w.jobs, w.cluster, truth, w.referenceGpuType);
       const summaries = yield* runSetup(setup.name, w, [FLAGSHIP, ...others], {
         perf,
