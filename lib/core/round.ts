@@ -1,4 +1,5 @@
 import { unschedulableReason } from './allocate/estimates.ts';
+import { RoundScratch } from './framework/scratch.ts';
 import type { Action, StopReason } from './model/action.ts';
 import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
@@ -130,6 +131,7 @@ export const roundContext = (input: RoundInput): RoundContext => {
     state: input.state,
     hostOf: (id) => hosts.get(id),
     capacity,
+    scratch: new RoundScratch(),
   };
 };
 

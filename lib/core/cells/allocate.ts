@@ -1,7 +1,8 @@
 import { allowedTypes } from '../allocate/estimates.ts';
+import { scratchKey } from '../framework/scratch.ts';
 import type { JobState } from '../model/job.ts';
 import { allocationGpuCount } from '../model/plan.ts';
-import type { SchedulerState } from '../model/state.ts';
+import type { CellCalibrationState, SchedulerState } from '../model/state.ts';
 import { byPriorityThenArrival, isHolding } from '../order/compare.ts';
 import type { AllocateStage, Demand, Rejection, RoundContext } from '../stages.ts';
 import { type Observation, observe } from './calibration.ts';
@@ -56,8 +57,9 @@ export interface CriusAllocateOptions extends CellOptions {
   readonly estimator: CellEstimator;
 }
 
-// The Cells of each job are computed once per round and options (reject and allocate share them).
-const roundCache = new WeakMap<RoundContext, Map<string, JobCells>>();
+// The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
+// the calibration too: `nextState` may see a context whose state differs from the one the round started with.
+const JOB_CELLS = scratchKey<Map<CellCalibrationState | undefined, Map<string, JobCells>>>('crius job cells');
 
 const cellsFor = (
   job: JobState,
@@ -65,10 +67,11 @@ const cellsFor = (
   o: CriusAllocateOptions,
   deadlines = o.deadlines,
 ): JobCells => {
-  let cache = roundCache.get(ctx);
+  const byCalibration = ctx.scratch.get(JOB_CELLS, () => new Map());
+  let cache = byCalibration.get(ctx.state.cellCalibration);
   if (!cache) {
     cache = new Map();
-    roundCache.set(ctx, cache);
+    byCalibration.set(ctx.state.cellCalibration, cache);
   }
   const key = `${o.name}|${deadlines}|${job.spec.id}`;
   let cells = cache.get(key);

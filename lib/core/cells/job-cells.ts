@@ -1,4 +1,5 @@
 import { allowedTypes, bestShape } from '../allocate/estimates.ts';
+import { scratchKey } from '../framework/scratch.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
 import { type JobSpec, type JobState, remainingIterations } from '../model/job.ts';
 import { allocationGpuCount, type Cell } from '../model/plan.ts';
@@ -153,16 +154,12 @@ interface StaticCells {
 
 // Raw Cells depend only on the job's spec and the cluster's capacity: computed once, reused every round.
 const staticCache = new WeakMap<JobSpec, Map<string, StaticCells>>();
-const capacityKeys = new WeakMap<RoundContext, string>();
+const CAPACITY_KEY = scratchKey<string>('capacity key');
 
-const capacityKey = (ctx: RoundContext): string => {
-  let key = capacityKeys.get(ctx);
-  if (key === undefined) {
-    key = [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(',');
-    capacityKeys.set(ctx, key);
-  }
-  return key;
-};
+const capacityKey = (ctx: RoundContext): string =>
+  ctx.scratch.get(CAPACITY_KEY, () =>
+    [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(','),
+  );
 
 const staticCells = (
   job: JobState,
