@@ -24,6 +24,7 @@ export const nodePairCost = (
   newNode: NodeContent,
   oldGpus: ArrayLike<number>,
   newGpus: ArrayLike<number>,
+  memo?: GpuAssignmentMemo,
 ): NodePairCost => {
   const out = moveCost(oldNode, oldGpus);
   const into = moveCost(newNode, newGpus);
@@ -46,8 +47,46 @@ export const nodePairCost = (
     const identity = Int32Array.from({ length: m }, (_, a) => (a < n ? a : -1));
     return { cost: out + into, saving: 0, oldToNew: identity };
   }
-  const best = maxWeightAssignment(shared, m, n);
+  const best = memo ? memo.solve(shared, m, n) : maxWeightAssignment(shared, m, n);
   return { cost: out + into - best.total, saving: best.total, oldToNew: best.rowToCol };
+};
+
+/**
+ * GPU-level assignments of one relabelling, by savings matrix: many node pairs of a round have the same matrix (a
+ * node kept with the same jobs on it), and the solver is deterministic, so equal matrices share one solution.
+ * Lookup is by a hash of the matrix's bits, confirmed entry by entry. Callers must not modify `rowToCol`.
+ */
+export class GpuAssignmentMemo {
+  private readonly solved = new Map<number, SolvedMatrix[]>();
+
+  solve(shared: Float64Array, rows: number, cols: number): { total: number; rowToCol: Int32Array } {
+    const bits = new Int32Array(shared.buffer, shared.byteOffset, shared.length * 2);
+    let hash = rows * 31 + cols;
+    for (let k = 0; k < bits.length; k++) hash = (Math.imul(hash, 0x01000193) ^ bits[k]!) | 0;
+    let bucket = this.solved.get(hash);
+    if (!bucket) {
+      bucket = [];
+      this.solved.set(hash, bucket);
+    }
+    for (const entry of bucket) if (entry.rows === rows && sameEntries(entry.matrix, shared)) return entry;
+    const best = maxWeightAssignment(shared, rows, cols);
+    const entry = { rows, matrix: Float64Array.from(shared), total: best.total, rowToCol: best.rowToCol };
+    bucket.push(entry);
+    return entry;
+  }
+}
+
+interface SolvedMatrix {
+  readonly rows: number;
+  readonly matrix: Float64Array;
+  readonly total: number;
+  readonly rowToCol: Int32Array;
+}
+
+const sameEntries = (a: Float64Array, b: Float64Array): boolean => {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 };
 
 /** 0.5 per job per GPU it occupies, amortised over the job's GPUs: the cost of emptying (or filling) a node. */
