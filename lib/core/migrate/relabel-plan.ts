@@ -144,6 +144,11 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
 
   const plan = new Map<string, Allocation>();
   for (const [jobId, allocation] of input.plan) {
+    // Renamed onto itself: the very allocation (what a fresh copy would equal), so consumers may compare by identity.
+    if (keptAsIs(allocation, where, maps)) {
+      plan.set(jobId, allocation);
+      continue;
+    }
     const byHost = new Map<string, number[]>();
     for (const slice of allocation.slices) {
       const at = where.get(slice.hostId)!;
@@ -163,6 +168,34 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
     plan.set(jobId, { ...allocation, slices });
   }
   return { plan, cost };
+};
+
+/**
+ * Whether relabelling leaves an allocation exactly as it is: each slice's GPUs are renamed among themselves on the
+ * same host, and its slices are already in the renamed form (distinct hosts, each with GPUs, ascending).
+ */
+const keptAsIs = (
+  allocation: Allocation,
+  where: ReadonlyMap<string, { cls: NodeClass; index: number }>,
+  maps: ReadonlyMap<NodeClass, Int32Array>,
+): boolean => {
+  const { slices } = allocation;
+  for (let i = 0; i < slices.length; i++) {
+    const slice = slices[i]!;
+    if (slice.gpus.length === 0) return false;
+    for (let k = 0; k < i; k++) if (slices[k]!.hostId === slice.hostId) return false;
+    const at = where.get(slice.hostId)!;
+    const map = maps.get(at.cls)!;
+    const base = at.index * at.cls.gpus;
+    for (let k = 0; k < slice.gpus.length; k++) {
+      const g = slice.gpus[k]!;
+      if (k > 0 && !(slice.gpus[k - 1]! < g)) return false;
+      // The renaming is one-to-one, so GPUs that all land among the slice's own GPUs give back exactly those.
+      const physical = map[base + g]! - base;
+      if (physical < 0 || physical >= at.cls.gpus || !slice.gpus.includes(physical)) return false;
+    }
+  }
+  return true;
 };
 
 interface ClassContent {
