@@ -62,8 +62,9 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   const ctx = roundContext(input);
   const unschedulable: Unschedulable[] = [];
   let active: JobState[] = [];
-  for (const job of input.jobs) {
-    if (!isActive(job.status)) continue;
+  for (const given of input.jobs) {
+    if (!isActive(given.status)) continue;
+    const job = uniformJob(given);
     const reason = isHolding(job) ? undefined : unschedulableReason(job.spec, ctx);
     if (reason) unschedulable.push({ jobId: job.spec.id, reason });
     else active.push(job);
@@ -111,6 +112,27 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
     },
   };
 };
+
+/**
+ * The job with every field present, in one order. Callers build job states in many ways (spreads with conditional
+ * fields, parsed JSON); objects of one shape keep every stage's property reads monomorphic, which on a 10,000-job
+ * round is worth several times the copy. Absent fields become `undefined`, which no stage tells apart.
+ */
+const uniformJob = (job: JobState): JobState => ({
+  spec: job.spec,
+  status: job.status,
+  progress: job.progress,
+  attainedService: job.attainedService,
+  runningSeconds: job.runningSeconds,
+  waitingSince: job.waitingSince,
+  runningSince: job.runningSince,
+  allocation: job.allocation,
+  measuredThroughput: job.measuredThroughput,
+  restarts: job.restarts,
+  migrations: job.migrations,
+  finishTime: job.finishTime,
+  failureReason: job.failureReason,
+});
 
 export const roundContext = (input: RoundInput): RoundContext => {
   const hosts = new Map<string, Host>(input.cluster.hosts.map((h) => [h.id, h]));
