@@ -59,7 +59,8 @@ export interface CriusAllocateOptions extends CellOptions {
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
 // the calibration too: `nextState` may see a context whose state differs from the one the round started with.
-const JOB_CELLS = scratchKey<Map<CellCalibrationState | undefined, Map<string, JobCells>>>('crius job cells');
+const JOB_CELLS =
+  scratchKey<Map<CellCalibrationState | undefined, Map<string, Map<string, JobCells>>>>('crius job cells');
 
 const cellsFor = (
   job: JobState,
@@ -68,16 +69,21 @@ const cellsFor = (
   deadlines = o.deadlines,
 ): JobCells => {
   const byCalibration = ctx.scratch.get(JOB_CELLS, () => new Map());
-  let cache = byCalibration.get(ctx.state.cellCalibration);
+  let byOptions = byCalibration.get(ctx.state.cellCalibration);
+  if (!byOptions) {
+    byOptions = new Map();
+    byCalibration.set(ctx.state.cellCalibration, byOptions);
+  }
+  const options = `${o.name}|${deadlines}`;
+  let cache = byOptions.get(options);
   if (!cache) {
     cache = new Map();
-    byCalibration.set(ctx.state.cellCalibration, cache);
+    byOptions.set(options, cache);
   }
-  const key = `${o.name}|${deadlines}|${job.spec.id}`;
-  let cells = cache.get(key);
+  let cells = cache.get(job.spec.id);
   if (!cells) {
     cells = jobCells(job, ctx, o.estimator, { ...o, deadlines });
-    cache.set(key, cells);
+    cache.set(job.spec.id, cells);
   }
   return cells;
 };
