@@ -1,11 +1,15 @@
+import { scratchKey } from '../framework/scratch.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
 import type { JobSpec } from '../model/job.ts';
 import type { PlacementShape } from '../model/perf.ts';
 import type { RoundContext, TypeCapacity } from '../stages.ts';
 
+const PRESENT_TYPES = scratchKey<readonly GpuTypeId[]>('GPU types present, sorted');
+
 /** GPU types of the cluster this job may use, in a stable order. */
-export const allowedTypes = (spec: JobSpec, ctx: RoundContext): GpuTypeId[] => {
-  const present = [...ctx.capacity.keys()].sort();
+export const allowedTypes = (spec: JobSpec, ctx: RoundContext): readonly GpuTypeId[] => {
+  // Asked for every job several times a round: sorted once per round.
+  const present = ctx.scratch.get(PRESENT_TYPES, () => [...ctx.capacity.keys()].sort());
   if (!spec.gpuTypes || spec.gpuTypes.length === 0) return present;
   const allowed = new Set(spec.gpuTypes);
   return present.filter((t) => allowed.has(t));
