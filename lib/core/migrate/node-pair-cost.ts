@@ -30,16 +30,20 @@ export const nodePairCost = (
   const into = moveCost(newNode, newGpus);
   const m = oldNode.length;
   const n = newNode.length;
-  const shared = new Float64Array(m * n);
-  let any = false;
-  for (let a = 0; a < m; a++) {
-    const here = oldNode[a]!;
-    if (here.length === 0) continue;
-    for (let b = 0; b < n; b++) {
-      const s = sharedSaving(here, newNode[b]!, oldGpus, newGpus);
-      if (s > 0) {
-        shared[a * n + b] = s;
-        any = true;
+  const shared =
+    m * n >= SPARSE_MIN_ENTRIES ? sharedBySparseScan(oldNode, newNode, oldGpus, newGpus) : undefined;
+  const matrix = shared ?? new Float64Array(m * n);
+  let any = shared !== undefined && shared.some((s) => s > 0);
+  if (!shared) {
+    for (let a = 0; a < m; a++) {
+      const here = oldNode[a]!;
+      if (here.length === 0) continue;
+      for (let b = 0; b < n; b++) {
+        const s = sharedSaving(here, newNode[b]!, oldGpus, newGpus);
+        if (s > 0) {
+          matrix[a * n + b] = s;
+          any = true;
+        }
       }
     }
   }
@@ -47,8 +51,44 @@ export const nodePairCost = (
     const identity = Int32Array.from({ length: m }, (_, a) => (a < n ? a : -1));
     return { cost: out + into, saving: 0, oldToNew: identity };
   }
-  const best = memo ? memo.solve(shared, m, n) : maxWeightAssignment(shared, m, n);
+  const best = memo ? memo.solve(matrix, m, n) : maxWeightAssignment(matrix, m, n);
   return { cost: out + into - best.total, saving: best.total, oldToNew: best.rowToCol };
+};
+
+// From this many GPU pairs on (4 × 4 GPUs), the savings matrix is filled from where each job sits, not pair by pair.
+const SPARSE_MIN_ENTRIES = 16;
+
+/**
+ * The savings matrix `sharedSaving(old[a], new[b])` for every GPU pair, by visiting only the pairs that share a job:
+ * each entry gets the same terms in the same order (the new GPU's jobs in order), so the same bits.
+ */
+const sharedBySparseScan = (
+  oldNode: NodeContent,
+  newNode: NodeContent,
+  oldGpus: ArrayLike<number>,
+  newGpus: ArrayLike<number>,
+): Float64Array => {
+  const m = oldNode.length;
+  const n = newNode.length;
+  const oldPositions = new Map<number, number[]>();
+  for (let a = 0; a < m; a++) {
+    for (const j of oldNode[a]!) {
+      const list = oldPositions.get(j);
+      // A job listed twice on one GPU counts once there, as `includes` counts it.
+      if (!list) oldPositions.set(j, [a]);
+      else if (list[list.length - 1] !== a) list.push(a);
+    }
+  }
+  const shared = new Float64Array(m * n);
+  for (let b = 0; b < n; b++) {
+    for (const j of newNode[b]!) {
+      const positions = oldPositions.get(j);
+      if (!positions) continue;
+      const term = 0.5 / oldGpus[j]! + 0.5 / newGpus[j]!;
+      for (const a of positions) shared[a * n + b]! += term;
+    }
+  }
+  return shared;
 };
 
 /**

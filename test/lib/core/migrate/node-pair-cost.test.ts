@@ -1,11 +1,57 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { GpuAssignmentMemo, nodePairCost } from '../../../../lib/core/migrate/node-pair-cost.ts';
+import { maxWeightAssignment } from '../../../../lib/core/assign/lapjv.ts';
+import {
+  GpuAssignmentMemo,
+  type NodeContent,
+  nodePairCost,
+  sharedSaving,
+} from '../../../../lib/core/migrate/node-pair-cost.ts';
 
 /** A node of `gpus` GPUs, each holding up to two of `jobs` job numbers (packing puts two jobs on a GPU). */
 const node = (gpus: number, jobs: number) =>
   fc.array(fc.uniqueArray(fc.nat(jobs - 1), { maxLength: 2 }), { minLength: gpus, maxLength: gpus });
+
+/** Tesserae's pair cost computed the plain way: every GPU pair's saving, then the assignment. */
+const naivePairCost = (oldNode: NodeContent, newNode: NodeContent, oldGpus: number[], newGpus: number[]) => {
+  const m = oldNode.length;
+  const n = newNode.length;
+  const shared = new Float64Array(m * n);
+  for (let a = 0; a < m; a++)
+    for (let b = 0; b < n; b++) shared[a * n + b] = sharedSaving(oldNode[a]!, newNode[b]!, oldGpus, newGpus);
+  const moveCost = (node: NodeContent, gpus: number[]) =>
+    node.reduce((c, jobs) => jobs.reduce((x, j) => x + 0.5 / gpus[j]!, c), 0);
+  const out = moveCost(oldNode, oldGpus) + moveCost(newNode, newGpus);
+  if (!shared.some((s) => s > 0)) return { cost: out, saving: 0 };
+  const best = maxWeightAssignment(shared, m, n);
+  return { cost: out - best.total, saving: best.total, oldToNew: [...best.rowToCol] };
+};
+
+describe('node-pair cost', () => {
+  test('equals the plain every-pair computation, bit for bit, at every node size', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 16 }).chain((gpus) =>
+          fc.record({
+            oldNode: node(gpus, 6),
+            newNode: node(gpus, 6),
+            oldGpus: fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 6, maxLength: 6 }),
+            newGpus: fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 6, maxLength: 6 }),
+          }),
+        ),
+        ({ oldNode, newNode, oldGpus, newGpus }) => {
+          const pair = nodePairCost(oldNode, newNode, oldGpus, newGpus);
+          const naive = naivePairCost(oldNode, newNode, oldGpus, newGpus);
+          assert.equal(pair.cost, naive.cost);
+          assert.equal(pair.saving, naive.saving);
+          if (naive.oldToNew) assert.deepEqual([...pair.oldToNew], naive.oldToNew);
+        },
+      ),
+      { seed: 5, numRuns: 400 },
+    );
+  });
+});
 
 describe('node-pair cost with a shared assignment memo', () => {
   test('gives exactly what solving every pair afresh gives (the relabelling stays byte-identical)', () => {
