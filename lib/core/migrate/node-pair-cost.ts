@@ -33,7 +33,7 @@ export const nodePairCost = (
   const shared =
     m * n >= SPARSE_MIN_ENTRIES ? sharedBySparseScan(oldNode, newNode, oldGpus, newGpus) : undefined;
   const matrix = shared ?? new Float64Array(m * n);
-  let any = shared !== undefined && shared.some((s) => s > 0);
+  let any = shared?.some((s) => s > 0) ?? false;
   if (!shared) {
     for (let a = 0; a < m; a++) {
       const here = oldNode[a]!;
