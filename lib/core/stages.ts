@@ -1,4 +1,5 @@
 import type { ElasticDemand } from './elastic/demand.ts';
+import type { RoundScratch } from './framework/scratch.ts';
 import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
 import type { JobSpec, JobState } from './model/job.ts';
@@ -30,6 +31,8 @@ export interface RoundContext {
   readonly hostOf: (hostId: string) => Host | undefined;
   /** GPU types present in the cluster (usable hosts): total GPUs and the largest host's GPU count. */
   readonly capacity: ReadonlyMap<GpuTypeId, TypeCapacity>;
+  /** Per-round data stages share (computed once per round, gone after it). */
+  readonly scratch: RoundScratch;
 }
 
 export interface TypeCapacity {

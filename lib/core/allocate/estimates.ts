@@ -1,11 +1,15 @@
+import { scratchKey } from '../framework/scratch.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
 import type { JobSpec } from '../model/job.ts';
 import type { PlacementShape } from '../model/perf.ts';
 import type { RoundContext, TypeCapacity } from '../stages.ts';
 
+const PRESENT_TYPES = scratchKey<readonly GpuTypeId[]>('GPU types present, sorted');
+
 /** GPU types of the cluster this job may use, in a stable order. */
-export const allowedTypes = (spec: JobSpec, ctx: RoundContext): GpuTypeId[] => {
-  const present = [...ctx.capacity.keys()].sort();
+export const allowedTypes = (spec: JobSpec, ctx: RoundContext): readonly GpuTypeId[] => {
+  // Asked for every job several times a round: sorted once per round.
+  const present = ctx.scratch.get(PRESENT_TYPES, () => [...ctx.capacity.keys()].sort());
   if (!spec.gpuTypes || spec.gpuTypes.length === 0) return present;
   const allowed = new Set(spec.gpuTypes);
   return present.filter((t) => allowed.has(t));
@@ -50,7 +54,8 @@ export const unschedulableReason = (spec: JobSpec, ctx: RoundContext): string | 
 };
 
 // Per round (the context object), per (model, batch, GPU count, allowed types): the types on which the job progresses.
-const progressMemo = new WeakMap<RoundContext, Map<string, readonly GpuTypeId[]>>();
+/** Per round (the scratch store), per job shape: the types it makes progress on. */
+const PROGRESS_TYPES = scratchKey<Map<string, readonly GpuTypeId[]>>('types a job makes progress on');
 
 /**
  * Allowed GPU types with at least `gpus` GPUs on which the job alone on `gpus` GPUs makes progress (estimated
@@ -58,11 +63,7 @@ const progressMemo = new WeakMap<RoundContext, Map<string, readonly GpuTypeId[]>
  * waiting job every round stays cheap.
  */
 export const progressTypes = (spec: JobSpec, gpus: number, ctx: RoundContext): readonly GpuTypeId[] => {
-  let memo = progressMemo.get(ctx);
-  if (!memo) {
-    memo = new Map();
-    progressMemo.set(ctx, memo);
-  }
+  const memo = ctx.scratch.get(PROGRESS_TYPES, () => new Map());
   const key = `${spec.model}\u0000${spec.batchSize}\u0000${gpus}\u0000${spec.gpuTypes?.join(',') ?? ''}`;
   let types = memo.get(key);
   if (!types) {

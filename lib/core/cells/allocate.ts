@@ -1,7 +1,8 @@
 import { allowedTypes } from '../allocate/estimates.ts';
+import { scratchKey } from '../framework/scratch.ts';
 import type { JobState } from '../model/job.ts';
 import { allocationGpuCount } from '../model/plan.ts';
-import type { SchedulerState } from '../model/state.ts';
+import type { CellCalibrationState, SchedulerState } from '../model/state.ts';
 import { isHolding } from '../order/compare.ts';
 import type { AllocateStage, Demand, Rejection, RoundContext } from '../stages.ts';
 import { type Observation, observe } from './calibration.ts';
@@ -56,8 +57,10 @@ export interface CriusAllocateOptions extends CellOptions {
   readonly estimator: CellEstimator;
 }
 
-// The Cells of each job are computed once per round and options (reject and allocate share them).
-const roundCache = new WeakMap<RoundContext, Map<string, JobCells>>();
+// The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
+// the calibration too: `nextState` may see a context whose state differs from the one the round started with.
+const JOB_CELLS =
+  scratchKey<Map<CellCalibrationState | undefined, Map<string, Map<string, JobCells>>>>('crius job cells');
 
 const cellsFor = (
   job: JobState,
@@ -65,16 +68,22 @@ const cellsFor = (
   o: CriusAllocateOptions,
   deadlines = o.deadlines,
 ): JobCells => {
-  let cache = roundCache.get(ctx);
+  const byCalibration = ctx.scratch.get(JOB_CELLS, () => new Map());
+  let byOptions = byCalibration.get(ctx.state.cellCalibration);
+  if (!byOptions) {
+    byOptions = new Map();
+    byCalibration.set(ctx.state.cellCalibration, byOptions);
+  }
+  const options = `${o.name}|${deadlines}`;
+  let cache = byOptions.get(options);
   if (!cache) {
     cache = new Map();
-    roundCache.set(ctx, cache);
+    byOptions.set(options, cache);
   }
-  const key = `${o.name}|${deadlines}|${job.spec.id}`;
-  let cells = cache.get(key);
+  let cells = cache.get(job.spec.id);
   if (!cells) {
     cells = jobCells(job, ctx, o.estimator, { ...o, deadlines });
-    cache.set(key, cells);
+    cache.set(job.spec.id, cells);
   }
   return cells;
 };

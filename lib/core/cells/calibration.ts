@@ -68,9 +68,18 @@ export const calibratedRate = (
   gpuType: string,
   cell: string,
   raw: number,
+): number => calibratedRateOf(state, jobId, cell, efficiencyKey(model, gpuType), raw);
+
+/** `calibratedRate` with the efficiency key already made (the hot path makes it once per job and Cell). */
+export const calibratedRateOf = (
+  state: CellCalibrationState | undefined,
+  jobId: string,
+  cell: string,
+  efficiency: string,
+  raw: number,
 ): number => {
   if (!state || raw <= 0) return raw;
   const own = state.cells[jobId];
   if (own && own.cell === cell) return raw * own.ratio;
-  return raw * (state.efficiency[efficiencyKey(model, gpuType)] ?? 1);
+  return raw * (state.efficiency[efficiency] ?? 1);
 };

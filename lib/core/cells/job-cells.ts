@@ -1,10 +1,11 @@
 import { allowedTypes, bestShape } from '../allocate/estimates.ts';
+import { scratchKey } from '../framework/scratch.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
 import { type JobSpec, type JobState, remainingIterations } from '../model/job.ts';
 import { allocationGpuCount, type Cell } from '../model/plan.ts';
 import { isHolding } from '../order/compare.ts';
 import type { RoundContext } from '../stages.ts';
-import { calibratedRate } from './calibration.ts';
+import { calibratedRateOf, efficiencyKey } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
 
 /**
@@ -145,24 +146,29 @@ export const meetsDeadline = (job: JobState, rate: number, ctx: RoundContext, st
   return ctx.now + restart + remainingIterations(job) / rate <= deadline;
 };
 
+interface StaticCell {
+  readonly type: GpuTypeId;
+  readonly gpus: number;
+  readonly raw: Raw;
+  /** Its `cellKey` and calibration `efficiencyKey`, made once. */
+  readonly key: string;
+  readonly efficiencyKey: string;
+}
+
 interface StaticCells {
   /** Every allowed type × count with a feasible Cell, uncalibrated. */
-  readonly raws: readonly { readonly type: GpuTypeId; readonly gpus: number; readonly raw: Raw }[];
+  readonly raws: readonly StaticCell[];
   readonly reference: number;
 }
 
 // Raw Cells depend only on the job's spec and the cluster's capacity: computed once, reused every round.
 const staticCache = new WeakMap<JobSpec, Map<string, StaticCells>>();
-const capacityKeys = new WeakMap<RoundContext, string>();
+const CAPACITY_KEY = scratchKey<string>('capacity key');
 
-const capacityKey = (ctx: RoundContext): string => {
-  let key = capacityKeys.get(ctx);
-  if (key === undefined) {
-    key = [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(',');
-    capacityKeys.set(ctx, key);
-  }
-  return key;
-};
+const capacityKey = (ctx: RoundContext): string =>
+  ctx.scratch.get(CAPACITY_KEY, () =>
+    [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(','),
+  );
 
 const staticCells = (
   job: JobState,
@@ -179,13 +185,19 @@ const staticCells = (
   let cells = perSpec.get(key);
   if (!cells) {
     const spec = job.spec;
-    const raws: { type: GpuTypeId; gpus: number; raw: Raw }[] = [];
+    const raws: StaticCell[] = [];
     let reference = 0;
     for (const type of allowedTypes(spec, ctx)) {
       for (const gpus of countsFor(spec.gpus, countScaling)) {
         const raw = rawCell(job, type, gpus, ctx, estimator);
         if (!raw) continue;
-        raws.push({ type, gpus, raw });
+        raws.push({
+          type,
+          gpus,
+          raw,
+          key: cellKey(type, gpus, raw.stages),
+          efficiencyKey: efficiencyKey(spec.model, type),
+        });
         if (gpus === spec.gpus) reference = Math.max(reference, raw.rate);
       }
     }
@@ -215,9 +227,14 @@ export const jobCells = (
     );
     raws = all.filter((r) => r.type === bound);
   }
-  const make = (type: GpuTypeId, gpus: number, raw: Raw): CellConfig => {
-    const key = cellKey(type, gpus, raw.stages);
-    const rate = calibratedRate(calibration, spec.id, spec.model, type, key, raw.rate);
+  const make = (
+    type: GpuTypeId,
+    gpus: number,
+    raw: Raw,
+    key = cellKey(type, gpus, raw.stages),
+    efficiency = efficiencyKey(spec.model, type),
+  ): CellConfig => {
+    const rate = calibratedRateOf(calibration, spec.id, key, efficiency, raw.rate);
     return { gpuType: type, gpus, cell: raw.cell, key, rate, value: reference > 0 ? rate / reference : 0 };
   };
   let current: CellConfig | undefined;
@@ -230,7 +247,7 @@ export const jobCells = (
     .map((r) =>
       current && r.type === current.gpuType && r.gpus === current.gpus
         ? current
-        : make(r.type, r.gpus, r.raw),
+        : make(r.type, r.gpus, r.raw, r.key, r.efficiencyKey),
     )
     .filter((c) => !options.deadlines || meetsDeadline(job, c.rate, ctx, c === current))
     .sort((a, b) => b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1));

@@ -24,21 +24,26 @@ export const nodePairCost = (
   newNode: NodeContent,
   oldGpus: ArrayLike<number>,
   newGpus: ArrayLike<number>,
+  memo?: GpuAssignmentMemo,
 ): NodePairCost => {
   const out = moveCost(oldNode, oldGpus);
   const into = moveCost(newNode, newGpus);
   const m = oldNode.length;
   const n = newNode.length;
-  const shared = new Float64Array(m * n);
-  let any = false;
-  for (let a = 0; a < m; a++) {
-    const here = oldNode[a]!;
-    if (here.length === 0) continue;
-    for (let b = 0; b < n; b++) {
-      const s = sharedSaving(here, newNode[b]!, oldGpus, newGpus);
-      if (s > 0) {
-        shared[a * n + b] = s;
-        any = true;
+  const shared =
+    m * n >= SPARSE_MIN_ENTRIES ? sharedBySparseScan(oldNode, newNode, oldGpus, newGpus) : undefined;
+  const matrix = shared ?? new Float64Array(m * n);
+  let any = shared?.some((s) => s > 0) ?? false;
+  if (!shared) {
+    for (let a = 0; a < m; a++) {
+      const here = oldNode[a]!;
+      if (here.length === 0) continue;
+      for (let b = 0; b < n; b++) {
+        const s = sharedSaving(here, newNode[b]!, oldGpus, newGpus);
+        if (s > 0) {
+          matrix[a * n + b] = s;
+          any = true;
+        }
       }
     }
   }
@@ -46,8 +51,82 @@ export const nodePairCost = (
     const identity = Int32Array.from({ length: m }, (_, a) => (a < n ? a : -1));
     return { cost: out + into, saving: 0, oldToNew: identity };
   }
-  const best = maxWeightAssignment(shared, m, n);
+  const best = memo ? memo.solve(matrix, m, n) : maxWeightAssignment(matrix, m, n);
   return { cost: out + into - best.total, saving: best.total, oldToNew: best.rowToCol };
+};
+
+// From this many GPU pairs on (4 × 4 GPUs), the savings matrix is filled from where each job sits, not pair by pair.
+const SPARSE_MIN_ENTRIES = 16;
+
+/**
+ * The savings matrix `sharedSaving(old[a], new[b])` for every GPU pair, by visiting only the pairs that share a job:
+ * each entry gets the same terms in the same order (the new GPU's jobs in order), so the same bits.
+ */
+const sharedBySparseScan = (
+  oldNode: NodeContent,
+  newNode: NodeContent,
+  oldGpus: ArrayLike<number>,
+  newGpus: ArrayLike<number>,
+): Float64Array => {
+  const m = oldNode.length;
+  const n = newNode.length;
+  const oldPositions = new Map<number, number[]>();
+  for (let a = 0; a < m; a++) {
+    for (const j of oldNode[a]!) {
+      const list = oldPositions.get(j);
+      // A job listed twice on one GPU counts once there, as `includes` counts it.
+      if (!list) oldPositions.set(j, [a]);
+      else if (list[list.length - 1] !== a) list.push(a);
+    }
+  }
+  const shared = new Float64Array(m * n);
+  for (let b = 0; b < n; b++) {
+    for (const j of newNode[b]!) {
+      const positions = oldPositions.get(j);
+      if (!positions) continue;
+      const term = 0.5 / oldGpus[j]! + 0.5 / newGpus[j]!;
+      for (const a of positions) shared[a * n + b]! += term;
+    }
+  }
+  return shared;
+};
+
+/**
+ * GPU-level assignments of one relabelling, by savings matrix: many node pairs of a round have the same matrix (a
+ * node kept with the same jobs on it), and the solver is deterministic, so equal matrices share one solution.
+ * Lookup is by a hash of the matrix's bits, confirmed entry by entry. Callers must not modify `rowToCol`.
+ */
+export class GpuAssignmentMemo {
+  private readonly solved = new Map<number, SolvedMatrix[]>();
+
+  solve(shared: Float64Array, rows: number, cols: number): { total: number; rowToCol: Int32Array } {
+    const bits = new Int32Array(shared.buffer, shared.byteOffset, shared.length * 2);
+    let hash = rows * 31 + cols;
+    for (let k = 0; k < bits.length; k++) hash = (Math.imul(hash, 0x01000193) ^ bits[k]!) | 0;
+    let bucket = this.solved.get(hash);
+    if (!bucket) {
+      bucket = [];
+      this.solved.set(hash, bucket);
+    }
+    for (const entry of bucket) if (entry.rows === rows && sameEntries(entry.matrix, shared)) return entry;
+    const best = maxWeightAssignment(shared, rows, cols);
+    const entry = { rows, matrix: Float64Array.from(shared), total: best.total, rowToCol: best.rowToCol };
+    bucket.push(entry);
+    return entry;
+  }
+}
+
+interface SolvedMatrix {
+  readonly rows: number;
+  readonly matrix: Float64Array;
+  readonly total: number;
+  readonly rowToCol: Int32Array;
+}
+
+const sameEntries = (a: Float64Array, b: Float64Array): boolean => {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 };
 
 /** 0.5 per job per GPU it occupies, amortised over the job's GPUs: the cost of emptying (or filling) a node. */

@@ -1,5 +1,5 @@
 import { sparseMinCostAssignment } from '../assign/sparse.ts';
-import { type NodeContent, nodePairCost } from './node-pair-cost.ts';
+import { GpuAssignmentMemo, type NodeContent, nodePairCost } from './node-pair-cost.ts';
 import type { NodeClass } from './relabel-plan.ts';
 
 /**
@@ -27,13 +27,14 @@ export const relabelNodes = (
   const newNodesOf = nodesOfJobs(contentNew);
   const candidates = new Map<number, { q: number; saving: number; oldToNew: Int32Array }[]>();
   const seen = new Set<number>();
+  const memo = new GpuAssignmentMemo();
   for (const [j, olds] of oldNodesOf) {
     for (const p of olds) {
       for (const q of newNodesOf.get(j) ?? []) {
         const key = p * n + q;
         if (seen.has(key)) continue;
         seen.add(key);
-        const pair = nodePairCost(contentOld[p]!, contentNew[q]!, oldGpus, newGpus);
+        const pair = nodePairCost(contentOld[p]!, contentNew[q]!, oldGpus, newGpus, memo);
         if (pair.saving <= 1e-12) continue;
         const list = candidates.get(p) ?? [];
         list.push({ q, saving: pair.saving, oldToNew: pair.oldToNew });

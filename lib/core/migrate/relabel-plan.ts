@@ -83,37 +83,39 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
     newGpus.push(gpuCount(next));
   }
 
+  // Each class's contents, filled in one pass over both plans (jobs in plan order, as the per-class passes did).
+  const contents = new Map<NodeClass, ClassContent>();
+  for (const cls of classes.values()) contents.set(cls, emptyClassContent(cls));
+  for (const [jobId, allocation] of input.current) {
+    const j = jobNumber.get(jobId);
+    if (j === undefined) continue;
+    for (const slice of allocation.slices) {
+      const at = where.get(slice.hostId);
+      if (!at) continue;
+      const node = contents.get(at.cls)!.contentOld[at.index]!;
+      for (const g of slice.gpus) addJob(node, g, j);
+    }
+  }
+  for (const [jobId, allocation] of input.plan) {
+    const j = jobNumber.get(jobId);
+    const gpus = gpuCount(allocation);
+    for (const slice of allocation.slices) {
+      const at = where.get(slice.hostId)!;
+      const c = contents.get(at.cls)!;
+      const node = c.contentNew[at.index]!;
+      for (const g of slice.gpus) {
+        if (j !== undefined) addJob(node, g, j);
+        c.occupied[at.index * at.cls.gpus + g] = 1;
+        if (gpus > 1) c.pinned[at.index * at.cls.gpus + g] = 1;
+      }
+    }
+  }
+
   const maps = new Map<NodeClass, Int32Array>();
   let cost = 0;
   for (const cls of classes.values()) {
     const n = cls.hosts.length;
-    const contentOld = emptyContent(cls);
-    const contentNew = emptyContent(cls);
-    // A GPU carrying a multi-GPU job (in the new plan) must stay with that job's other GPUs on its node.
-    const pinned = new Uint8Array(n * cls.gpus);
-    const occupied = new Uint8Array(n * cls.gpus);
-    const visit = (
-      plan: ReadonlyMap<string, Allocation>,
-      each: (j: number | undefined, node: number, gpu: number, gpus: number) => void,
-    ) => {
-      for (const [jobId, allocation] of plan) {
-        const j = jobNumber.get(jobId);
-        const gpus = gpuCount(allocation);
-        for (const slice of allocation.slices) {
-          const at = where.get(slice.hostId);
-          if (at?.cls !== cls) continue;
-          for (const g of slice.gpus) each(j, at.index, g, gpus);
-        }
-      }
-    };
-    visit(input.current, (j, p, a) => {
-      if (j !== undefined) contentOld[p]![a]!.push(j);
-    });
-    visit(input.plan, (j, q, b, gpus) => {
-      if (j !== undefined) contentNew[q]![b]!.push(j);
-      occupied[q * cls.gpus + b] = 1;
-      if (gpus > 1) pinned[q * cls.gpus + b] = 1;
-    });
+    const { contentOld, contentNew, pinned, occupied } = contents.get(cls)!;
 
     const map = relabelNodes(cls, contentOld, contentNew, oldGpus, newGpus);
     if (input.floatSingleGpuWork ?? true) {
@@ -142,6 +144,11 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
 
   const plan = new Map<string, Allocation>();
   for (const [jobId, allocation] of input.plan) {
+    // Renamed onto itself: the very allocation (what a fresh copy would equal), so consumers may compare by identity.
+    if (keptAsIs(allocation, where, maps)) {
+      plan.set(jobId, allocation);
+      continue;
+    }
     const byHost = new Map<string, number[]>();
     for (const slice of allocation.slices) {
       const at = where.get(slice.hostId)!;
@@ -163,8 +170,57 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
   return { plan, cost };
 };
 
-const emptyContent = (cls: NodeClass): number[][][] =>
-  cls.hosts.map(() => Array.from({ length: cls.gpus }, () => [] as number[]));
+/**
+ * Whether relabelling leaves an allocation exactly as it is: each slice's GPUs are renamed among themselves on the
+ * same host, and its slices are already in the renamed form (distinct hosts, each with GPUs, ascending).
+ */
+const keptAsIs = (
+  allocation: Allocation,
+  where: ReadonlyMap<string, { cls: NodeClass; index: number }>,
+  maps: ReadonlyMap<NodeClass, Int32Array>,
+): boolean => {
+  const { slices } = allocation;
+  for (let i = 0; i < slices.length; i++) {
+    const slice = slices[i]!;
+    if (slice.gpus.length === 0) return false;
+    for (let k = 0; k < i; k++) if (slices[k]!.hostId === slice.hostId) return false;
+    const at = where.get(slice.hostId)!;
+    const map = maps.get(at.cls)!;
+    const base = at.index * at.cls.gpus;
+    for (let k = 0; k < slice.gpus.length; k++) {
+      const g = slice.gpus[k]!;
+      if (k > 0 && !(slice.gpus[k - 1]! < g)) return false;
+      // The renaming is one-to-one, so GPUs that all land among the slice's own GPUs give back exactly those.
+      const physical = map[base + g]! - base;
+      if (physical < 0 || physical >= at.cls.gpus || !slice.gpus.includes(physical)) return false;
+    }
+  }
+  return true;
+};
+
+interface ClassContent {
+  readonly contentOld: number[][][];
+  readonly contentNew: number[][][];
+  /** A GPU carrying a multi-GPU job (in the new plan) must stay with that job's other GPUs on its node. */
+  readonly pinned: Uint8Array;
+  readonly occupied: Uint8Array;
+}
+
+// The content of every GPU without jobs: shared, never written (`addJob` replaces it on a GPU's first job).
+const NO_JOBS: number[] = [];
+
+const emptyClassContent = (cls: NodeClass): ClassContent => ({
+  contentOld: cls.hosts.map(() => new Array<number[]>(cls.gpus).fill(NO_JOBS)),
+  contentNew: cls.hosts.map(() => new Array<number[]>(cls.gpus).fill(NO_JOBS)),
+  pinned: new Uint8Array(cls.hosts.length * cls.gpus),
+  occupied: new Uint8Array(cls.hosts.length * cls.gpus),
+});
+
+const addJob = (node: number[][], gpu: number, j: number): void => {
+  const jobs = node[gpu]!;
+  if (jobs === NO_JOBS) node[gpu] = [j];
+  else jobs.push(j);
+};
 
 const gpuCount = (allocation: Allocation): number => allocation.slices.reduce((n, s) => n + s.gpus.length, 0);
 

@@ -106,7 +106,7 @@ export class FreeGpus {
       const index = this.types.get(entry.host.gpuType)!;
       index.buckets[entry.free.length]!.delete(entry);
       const before = entry.free.length;
-      entry.free = [...new Set([...entry.free, ...slice.gpus])].sort((a, b) => a - b);
+      entry.free = sortedUnion(entry.free, slice.gpus);
       const added = entry.free.length - before;
       bucket(index, entry.free.length).add(entry);
       index.free += added;
@@ -194,6 +194,13 @@ export class FreeGpus {
     return slices;
   }
 }
+
+/** `free` (ascending, distinct) with `gpus` added: ascending, distinct. */
+const sortedUnion = (free: readonly number[], gpus: readonly number[]): number[] => {
+  const out = [...free];
+  for (const g of gpus) if (!out.includes(g)) out.push(g);
+  return out.length === free.length ? out : out.sort((a, b) => a - b);
+};
 
 const bucket = (index: TypeIndex, free: number): Set<HostEntry> => {
   while (index.buckets.length <= free) index.buckets.push(new Set());

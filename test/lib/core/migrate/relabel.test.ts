@@ -296,3 +296,20 @@ const planPairArb = fc
     const logical = build(shuffled);
     return { c, current, logical };
   });
+
+describe('relabelling output', () => {
+  test('a job renamed onto its own GPUs keeps its allocation object; unsorted GPUs come back sorted', () => {
+    const c = cluster([{ gpuType: 'A100', hosts: 2, gpusPerHost: 4 }]);
+    const [h0, h1] = c.hosts.map((h) => h.id) as [string, string];
+    const kept = on('A100', [h0, [0, 1]]);
+    const unsorted = on('A100', [h1, [3, 2]]);
+    const current = new Map([
+      ['A', kept],
+      ['B', unsorted],
+    ]);
+    const { plan } = relabelPlan({ hosts: c.hosts, current, plan: current });
+    assert.equal(plan.get('A'), kept);
+    assert.notEqual(plan.get('B'), unsorted);
+    assert.deepEqual(plan.get('B'), on('A100', [h1, [2, 3]]));
+  });
+});
