@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerApiCommands } from '../lib/cli/api-commands.ts';
 import { registerBenchCommand } from '../lib/cli/bench.ts';
 import { registerLocalCommand } from '../lib/cli/local-cloud.ts';
 import { registerSimCommand } from '../lib/cli/sim.ts';
@@ -12,6 +13,7 @@ const program = new Command()
 registerSimCommand(program);
 registerBenchCommand(program);
 registerLocalCommand(program);
+registerApiCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -17,6 +17,8 @@ interface LocalOptions {
   port: number;
   apiPort: number;
   idleMinutes: number;
+  heartbeatTimeout: number;
+  budget: number;
   demo: boolean;
 }
 
@@ -37,6 +39,13 @@ export const registerLocalCommand = (program: Command): void => {
     .option('--port <n>', 'port of the AWS-compatible endpoint (0 = any)', nonNegativeInt, 4566)
     .option('--api-port <n>', 'port of the API and dashboard (0 = any)', nonNegativeInt, 4600)
     .option('--idle-minutes <n>', 'minutes an idle instance is kept', nonNegativeInt, 5)
+    .option(
+      '--heartbeat-timeout <seconds>',
+      'a host silent this long is lost (its jobs requeued)',
+      positiveNumber,
+      30,
+    )
+    .option('--budget <usd>', 'USD per hour the fleet may spend (on-demand list prices)', positiveNumber, 50)
     .option('--no-demo', 'do not submit the demo workload')
     .action((options: LocalOptions) => runLocalCloud(options));
 };
@@ -69,6 +78,8 @@ const runLocalCloud = async (options: LocalOptions): Promise<void> => {
     endpointPort: options.port,
     apiPort: options.apiPort,
     idleCooldownMinutes: options.idleMinutes,
+    heartbeatTimeoutSeconds: Math.ceil(options.heartbeatTimeout),
+    budgetPerHour: options.budget,
     log: (line) => say(`  ${line}`),
   });
   if (stopping) return;

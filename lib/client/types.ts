@@ -2,9 +2,10 @@
 import type { hostView, jobView } from '../../functions/api/views.ts';
 import type { JobStatus } from '../core/model/job.ts';
 
-/** One entry of a job's timeline (seconds since the epoch, as the job record stores it). */
+/** One entry of a job's timeline (the API shows times as ISO strings). */
 export interface TimelineEvent {
-  readonly at: number;
+  /** ISO time. */
+  readonly at: string;
   readonly kind: string;
   readonly detail?: string;
   readonly hosts?: readonly string[];

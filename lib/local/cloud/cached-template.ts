@@ -1,13 +1,15 @@
 /**
- * Synthesizing the stack takes seconds (aws-cdk-lib is large); the local cloud keeps the template in its state
- * directory, keyed by the context and the infrastructure code, and synthesizes again only when either changes.
+ * Synthesizing the stack takes seconds (aws-cdk-lib is large); the local cloud keeps the template in
+ * `node_modules/.cache/tessera-local/` (outside any state directory, so `--fresh` and tests reuse it), keyed by
+ * the context and the infrastructure code, and synthesizes again only when either changes.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CfnTemplate } from '../endpoint/template/create-resources.ts';
 
+const CACHE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/tessera-local/', import.meta.url));
 const INFRA_DIR = fileURLToPath(new URL('../../infra/', import.meta.url));
 const ENVIRONMENT_FILE = fileURLToPath(new URL('../../aws/environment.ts', import.meta.url));
 
@@ -20,17 +22,18 @@ const templateKey = (context: Record<string, unknown>): string => {
 };
 
 export const cachedTemplate = async (
-  stateDir: string,
   context: Record<string, unknown>,
 ): Promise<{ template: CfnTemplate; cached: boolean }> => {
-  const file = join(stateDir, 'template.json');
   const key = templateKey(context);
-  if (existsSync(file)) {
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as { key: string; template: CfnTemplate };
-    if (stored.key === key) return { template: stored.template, cached: true };
-  }
+  const file = join(CACHE_DIR, `template-${key.slice(0, 16)}.json`);
+  if (existsSync(file))
+    return { template: JSON.parse(readFileSync(file, 'utf8')) as CfnTemplate, cached: true };
   const { synthesizeTemplate } = await import('./template.ts');
   const template = synthesizeTemplate(context);
-  writeFileSync(file, JSON.stringify({ key, template }));
+  mkdirSync(CACHE_DIR, { recursive: true });
+  // Written whole then renamed: a concurrent reader never sees half a file.
+  const partial = `${file}.${process.pid}.tmp`;
+  writeFileSync(partial, JSON.stringify(template));
+  renameSync(partial, file);
   return { template, cached: false };
 };

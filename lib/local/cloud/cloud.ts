@@ -15,6 +15,7 @@ import { createAwsClients } from '../../aws/clients.ts';
 import { ENV, tableNames } from '../../aws/environment.ts';
 import { type LocalEndpoint, startLocalEndpoint } from '../endpoint/index.ts';
 import {
+  type CfnTemplate,
   createResourcesFromTemplate,
   type TemplateResources,
 } from '../endpoint/template/create-resources.ts';
@@ -48,6 +49,8 @@ export interface LocalCloudOptions {
   readonly roundSeconds?: number;
   /** Minutes an idle instance is kept before the fleet terminates it. */
   readonly idleCooldownMinutes?: number;
+  /** USD per hour the fleet may spend (on-demand list prices). */
+  readonly budgetPerHour?: number;
   /** Seconds without a heartbeat after which a host is lost and its jobs requeued. */
   readonly heartbeatTimeoutSeconds?: number;
   /** Milliseconds an instance stays `pending` on the EC2 shim. */
@@ -69,7 +72,8 @@ export interface LocalCloud {
 }
 
 export const startLocalCloud = async (options: LocalCloudOptions): Promise<LocalCloud> => {
-  const log = options.log ?? (() => {});
+  const say = options.log ?? (() => {});
+  const log = (line: string) => say(`[${process.uptime().toFixed(1)} s] ${line}`);
   const stateDir = resolve(options.stateDir);
   if (options.fresh) rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
@@ -78,24 +82,35 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
     'tessera:instanceFamilies': familiesForGpuTypes(options.gpuTypes ?? ['A10G', 'T4']).join(','),
     'tessera:maxInstances': options.maxHosts ?? 4,
     'tessera:idleCooldownMinutes': options.idleCooldownMinutes ?? 5,
+    'tessera:budgetPerHour': options.budgetPerHour ?? 50,
   };
-  const { template, cached } = await cachedTemplate(stateDir, context);
-  log(
-    `stack template ${cached ? 'from cache' : 'synthesized'} (${context['tessera:instanceFamilies']}, ≤ ${context['tessera:maxInstances']} instances)`,
-  );
-
-  const endpoint = await startLocalEndpoint({
+  // DynamoDB Local's JVM boots in its own process while this one synthesizes the template.
+  const starting = startLocalEndpoint({
     port: options.endpointPort ?? 4566,
     dataDir: join(stateDir, 'aws'),
     region: REGION,
-    ec2: { pendingMs: options.instanceBootMs ?? 1000, shuttingDownMs: 1000 },
+    ec2: { pendingMs: options.instanceBootMs ?? 1000, shuttingDownMs: 1000, privateIpPrefix: '127.0' },
   });
+  let template: CfnTemplate;
+  try {
+    const result = await cachedTemplate(context);
+    template = result.template;
+    log(
+      `stack template ${result.cached ? 'from cache' : 'synthesized'} (${context['tessera:instanceFamilies']}, ≤ ${context['tessera:maxInstances']} instances)`,
+    );
+  } catch (error) {
+    await (await starting).stop();
+    throw error;
+  }
+  const endpoint = await starting;
+
   const stops: (() => Promise<void>)[] = [() => endpoint.stop()];
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse())
       await stop().catch((e: unknown) => log(`stop: ${String(e)}`));
   };
   try {
+    log(`AWS endpoint up at ${endpoint.url}`);
     const credentials = LOCAL_CREDENTIALS;
     const clients = createAwsClients({ endpoint: endpoint.url, region: REGION, credentials });
     const resources = await createResourcesFromTemplate(
@@ -108,6 +123,7 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
       },
       { stackName: STACK, region: REGION, accountId: ACCOUNT },
     );
+    log('tables, queues, rules and launch templates ready');
     const functions = resolveTemplateFunctions(template, resources, { region: REGION, accountId: ACCOUNT });
     const roundEnv = functions.functions.find((f) => f.kind === 'round')!.env;
     const fleet = {
