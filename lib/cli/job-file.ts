@@ -22,11 +22,19 @@ type Doc = Record<string, unknown>;
 const isObject = (value: unknown): value is Doc =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Parses `key=value`; the value is read as YAML (`gpus=4` is a number, `gpuTypes=[A100]` a list). */
+/** Fields whose values are always strings (environment variables, labels). */
+const STRING_MAPS = new Set(['env', 'labels']);
+
+/**
+ * Parses `key=value`; the value is read as YAML (`gpus=4` is a number, `gpuTypes=[A100]` a list), except inside
+ * `env` and `labels`, whose values are strings (`env.SEED=7` sets "7").
+ */
 export const parseSetting = (text: string): { path: string[]; value: unknown } => {
   const eq = text.indexOf('=');
   if (eq <= 0) throw new Error(`--set ${text}: expected key=value`);
-  return { path: text.slice(0, eq).trim().split('.'), value: parseYaml(text.slice(eq + 1)) ?? '' };
+  const path = text.slice(0, eq).trim().split('.');
+  const raw = text.slice(eq + 1);
+  return { path, value: path.length > 1 && STRING_MAPS.has(path[0]!) ? raw : (parseYaml(raw) ?? '') };
 };
 
 const withSetting = (doc: Doc, path: readonly string[], value: unknown): Doc => {
