@@ -7,13 +7,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { API_ROUTES } from '../../infra/api.ts';
 import { readBody, send } from '../endpoint/http-util.ts';
 import { type ApiRequest, apiGatewayEvent } from '../runner/lambda-events.ts';
+import type { ApiRoute } from './api-routes.ts';
 
 export const API_STAGE = 'v1';
 
 export interface ApiGatewayOptions {
+  /** The routes to serve (api-routes.ts reads them from the stack's template). */
+  readonly routes: readonly ApiRoute[];
   readonly invoke: (event: ReturnType<typeof apiGatewayEvent>) => Promise<APIGatewayProxyResult>;
   readonly port?: number;
   readonly host?: string;
@@ -34,9 +36,13 @@ interface RouteMatch {
 }
 
 /** The API route a path matches (after the stage prefix), with its path parameters. */
-export const matchRoute = (method: string, path: string): RouteMatch | 'method' | undefined => {
+export const matchRoute = (
+  routes: readonly ApiRoute[],
+  method: string,
+  path: string,
+): RouteMatch | 'method' | undefined => {
   let pathMatched = false;
-  for (const route of API_ROUTES) {
+  for (const route of routes) {
     const names: string[] = [];
     const pattern = new RegExp(
       `^${route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -76,7 +82,7 @@ export const startLocalApiGateway = async (options: ApiGatewayOptions): Promise<
       return apiGatewayError(res, 403, 'Missing Authentication Token');
     }
     const method = req.method ?? 'GET';
-    const match = matchRoute(method, url.pathname.slice(prefix.length));
+    const match = matchRoute(options.routes, method, url.pathname.slice(prefix.length));
     // API Gateway answers unknown resources and methods with 403 "Missing Authentication Token".
     if (match === undefined || match === 'method')
       return apiGatewayError(res, 403, 'Missing Authentication Token');

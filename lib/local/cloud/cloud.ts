@@ -23,6 +23,7 @@ import { LocalLambdaRunner } from '../runner/index.ts';
 import { resolveTemplateFunctions } from '../runner/template-functions.ts';
 import { AgentSupervisor } from './agent-supervisor.ts';
 import { type LocalApiGateway, startLocalApiGateway } from './api-gateway.ts';
+import { apiRoutesFromTemplate } from './api-routes.ts';
 import { cachedTemplate } from './cached-template.ts';
 import { familiesForGpuTypes } from './gpu-types.ts';
 
@@ -156,6 +157,7 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
     stops.push(startRoundTimer(endpoint, roundSeconds));
 
     const api = await startLocalApiGateway({
+      routes: apiRoutesFromTemplate(template),
       port: options.apiPort ?? 4600,
       invoke: (event) => runner.invoke<APIGatewayProxyResult>('api', event),
     });

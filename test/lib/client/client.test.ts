@@ -19,6 +19,7 @@ import {
   signingRegion,
   TesseraClient,
 } from '../../../lib/client/index.ts';
+import { API_ROUTES } from '../../../lib/infra/api.ts';
 import { type LocalApiGateway, startLocalApiGateway } from '../../../lib/local/cloud/api-gateway.ts';
 
 const CLI = join(import.meta.dirname, '../../../bin/tessera-cli.mjs');
@@ -30,6 +31,7 @@ const reply = (statusCode: number, body: unknown) => ({ statusCode, body: JSON.s
 
 before(async () => {
   gateway = await startLocalApiGateway({
+    routes: API_ROUTES,
     port: 0,
     invoke: async (event) => {
       events.push(event);
