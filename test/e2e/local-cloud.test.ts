@@ -169,7 +169,7 @@ test('an agent killed mid-run: its host is lost, the job is requeued and finishe
   const hosts = running.allocation!.hosts.map((h) => h.hostId);
   const agents = hosts.flatMap((host) =>
     pidsWithEnv(INSTANCE_ENV, host).filter((pid) =>
-      readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('agents/host/main.ts'),
+      readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('agent.mjs'),
     ),
   );
   assert.equal(agents.length, hosts.length, 'one agent per host of the job');

@@ -13,9 +13,9 @@ import type { Instance } from '../endpoint/ec2/types.ts';
 import type { LocalEventBus } from '../endpoint/events/bus.ts';
 import { CLOUD_RUN_ENV, INSTANCE_ENV, pidsWithEnv, signalAll } from './process-marks.ts';
 
-const AGENT_MAIN = fileURLToPath(new URL('../../../agents/host/main.ts', import.meta.url));
-
 export interface AgentSupervisorOptions {
+  /** The agent bundle (agents/host/build.ts → agent.mjs), as user data installs it on EC2. */
+  readonly agentBundle: string;
   readonly runId: string;
   readonly stateDir: string;
   readonly endpointUrl: string;
@@ -74,9 +74,7 @@ export class AgentSupervisor {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        AGENT_MAIN,
+        o.agentBundle,
         '--mode=local',
         `--host-id=${instanceId}`,
         `--state-dir=${dir}`,

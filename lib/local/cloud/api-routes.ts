@@ -18,7 +18,7 @@ export const apiRoutesFromTemplate = (template: CfnTemplate): ApiRoute[] => {
     const id = (ref as { Ref?: string } | undefined)?.Ref;
     const resource = id ? resources[id] : undefined;
     // Anything but a Ref to a Resource is the API's root (Fn::GetAtt RestApi.RootResourceId).
-    if (!resource || resource.Type !== 'AWS::ApiGateway::Resource' || depth > 32) return '';
+    if (resource?.Type !== 'AWS::ApiGateway::Resource' || depth > 32) return '';
     return `${pathOf(resource.Properties?.ParentId, depth + 1)}/${String(resource.Properties?.PathPart)}`;
   };
   return Object.values(resources)
