@@ -24,6 +24,6 @@ export const runSimDemo = (): void => {
   const files = writeReport(resolve('reports', 'demo'), workload, runs);
   process.stdout.write(`HTML report: ${files.html}\nPer-job CSV: ${files.csv}\n`);
   process.stdout.write(
-    'Try your own: npx tessera sim --trace philly --cluster crius-1280 --skip-days 49 --days 2 --policy fifo,tiresias,srtf,tessera\n',
+    'Try your own: npx tessera sim --trace philly --cluster crius-1280 --skip-days 49 --days 0.5 --policy fifo,tiresias,srtf,tessera\n',
   );
 };
