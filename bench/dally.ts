@@ -9,8 +9,7 @@ import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { groundTruthModel } from '../lib/sim/ground-truth.ts';
 import { simulate } from '../lib/sim/simulator.ts';
 import { summarize } from '../lib/sim/summary.ts';
-import { phillyTracePath } from '../lib/traces/load.ts';
-import { readTrace } from '../lib/traces/read.ts';
+import { readPhillyTrace } from '../lib/traces/load.ts';
 import { type DallyArrivals, dallyWorkload } from './dally-workload.ts';
 import type { BenchRow, BenchSuite } from './types.ts';
 
@@ -81,7 +80,7 @@ export const dallySuite: BenchSuite = {
   *run({ quick, seed, log }) {
     const perf = loadDefaultPerfModel({ parameters: dallyPerfParameters() });
     const truth = groundTruthModel(perf, { seed });
-    const philly = readTrace(phillyTracePath(), { format: 'philly' });
+    const philly = readPhillyTrace();
     const sizes = quick ? DALLY_WORKLOADS.quick : DALLY_WORKLOADS.full;
     const all: BenchRow[] = [];
     for (const clusterName of DALLY_BENCH_CLUSTERS) {

@@ -8,8 +8,7 @@ import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { groundTruthModel } from '../lib/sim/ground-truth.ts';
 import { type ExecutorModel, type SimResult, simulate, type TimePoint } from '../lib/sim/simulator.ts';
 import { summarize } from '../lib/sim/summary.ts';
-import { phillyTracePath } from '../lib/traces/load.ts';
-import { readTrace } from '../lib/traces/read.ts';
+import { readPhillyTrace } from '../lib/traces/load.ts';
 import { sliceTrace } from '../lib/traces/slice.ts';
 import type { TraceJob } from '../lib/traces/types.ts';
 import { easyScaleWorkload, phillyRows } from './easyscale-workload.ts';
@@ -64,7 +63,7 @@ export const easyscaleSuite: BenchSuite = {
     const cluster = loadCluster(CLUSTER);
     const perf = loadDefaultPerfModel();
     const truth = groundTruthModel(perf, { seed });
-    const philly = sliceTrace(readTrace(phillyTracePath(), { format: 'philly' }), {
+    const philly = sliceTrace(readPhillyTrace(), {
       skipDays: PHILLY_BUSY_WEEK_START_DAY,
     });
 

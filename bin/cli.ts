@@ -1,6 +1,15 @@
 import { Command } from 'commander';
-import { registerBenchCommand } from '../lib/cli/bench.ts';
-import { registerSimCommand } from '../lib/cli/sim.ts';
+
+type Register = (program: Command) => void;
+
+/** Each command's module, loaded only when that command runs (or for help): the CLI starts faster. */
+const COMMANDS: Record<string, (() => Promise<Register>)[]> = {
+  sim: [() => import('../lib/cli/sim.ts').then((m) => m.registerSimCommand)],
+  bench: [() => import('../lib/cli/bench.ts').then((m) => m.registerBenchCommand)],
+  local: [() => import('../lib/cli/local-cloud.ts').then((m) => m.registerLocalCommand)],
+  api: [() => import('../lib/cli/api-commands.ts').then((m) => m.registerApiCommands)],
+};
+const API_COMMANDS = ['submit', 'jobs', 'job', 'cancel', 'cluster'];
 
 const program = new Command()
   .name('tessera')
@@ -8,8 +17,9 @@ const program = new Command()
   .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(`tessera: ${text}`) });
 
-registerSimCommand(program);
-registerBenchCommand(program);
+const name = process.argv[2] ?? '';
+const group = API_COMMANDS.includes(name) ? 'api' : name;
+for (const load of COMMANDS[group] ?? Object.values(COMMANDS).flat()) (await load())(program);
 
 try {
   await program.parseAsync(process.argv);

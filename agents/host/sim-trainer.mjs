@@ -118,6 +118,9 @@ function readConfig(env) {
   if (rank >= worldSize)
     throw new ConfigError(`TESSERA_RANK ${rank} must be below TESSERA_WORLD_SIZE ${worldSize}`);
   const maxP = intEnv(env, 'TESSERA_MAX_P', { min: 1, fallback: worldSize });
+  // Only an elastic job (TESSERA_MAX_P given) is bound to its logical worker count; a plain data-parallel job may
+  // resume at another world size, as a DDP job does after the scheduler rescales it.
+  const elastic = env.TESSERA_MAX_P !== undefined;
   const ests = env.TESSERA_ESTS ? env.TESSERA_ESTS.split(',').map((text) => Number(text)) : [rank];
   for (const est of ests) {
     if (!Number.isInteger(est) || est < 0 || est >= maxP)
@@ -148,6 +151,7 @@ function readConfig(env) {
     worldSize,
     localRank: intEnv(env, 'TESSERA_LOCAL_RANK', { fallback: rank }),
     maxP,
+    elastic,
     ests,
     totalSteps: intEnv(env, 'TESSERA_TOTAL_STEPS', { min: 1 }),
     checkpointUri: uri.replace(/\/+$/, ''),
@@ -193,7 +197,7 @@ function loadCheckpoint(config) {
   }
   const saved = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'));
   if (saved.step !== config.resumeStep) throw new ConfigError(`${dir}/state.json holds step ${saved.step}`);
-  if (saved.maxP !== config.maxP)
+  if (config.elastic && saved.maxP !== config.maxP)
     throw new ConfigError(`${dir} was written for maxP ${saved.maxP}, not ${config.maxP}`);
   return { step: saved.step, state: saved.state };
 }

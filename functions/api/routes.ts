@@ -6,6 +6,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { InvalidCursorError } from '../../lib/aws/dynamo/pagination.ts';
 import { ACTIVE_JOB_STATUSES } from '../../lib/aws/items/job-item.ts';
+import { appendTimeline } from '../../lib/aws/items/job-timeline.ts';
 import type { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
 import { ClientTokenConflictError, submitJob } from '../../lib/aws/submit-job.ts';
 import { RETENTION } from '../../lib/aws/tables.ts';
@@ -161,6 +162,10 @@ const cancel = async (deps: ApiDeps, jobId: string, tenant: string) => {
       return json(409, { error: 'Conflict', message: `job ${jobId} already ${job.status}` });
     const now = deps.clock();
     const waiting = job.status === 'queued' || job.status === 'suspended';
+    const timeline = appendTimeline(job.timeline, {
+      at: now / 1000,
+      kind: waiting ? 'cancelled' : 'cancelRequested',
+    });
     const updated = await deps.jobs.updateIf(
       jobId,
       waiting
@@ -169,9 +174,10 @@ const cancel = async (deps: ApiDeps, jobId: string, tenant: string) => {
               status: 'cancelled',
               updatedAt: now,
               expiresAt: Math.floor(now / 1000) + RETENTION.terminalJobSeconds,
+              timeline,
             },
           }
-        : { set: { cancelRequested: true, updatedAt: now } },
+        : { set: { cancelRequested: true, updatedAt: now, timeline } },
       { status: [job.status], equals: { jobGeneration: job.jobGeneration } },
     );
     if (!updated) continue; // changed meanwhile (started, finished): decide again

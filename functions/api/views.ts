@@ -37,6 +37,9 @@ export const jobView = (job: JobItem) => ({
   migrations: job.migrations,
   ...(job.finishTime !== undefined ? { finishedAt: iso(job.finishTime * 1000) } : {}),
   ...(job.failureReason ? { failureReason: job.failureReason } : {}),
+  command: job.launch.command,
+  ...(job.spec.labels ? { labels: job.spec.labels } : {}),
+  timeline: (job.timeline ?? []).map((e) => ({ ...e, at: iso(e.at * 1000)! })),
 });
 
 export const hostView = (host: HostItem) => {

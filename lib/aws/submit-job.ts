@@ -59,6 +59,7 @@ export const newJobItem = (request: SubmitRequest, jobId: string, nowMs: number)
     resumeStep: -1,
     restarts: 0,
     migrations: 0,
+    timeline: [{ at: nowMs / 1000, kind: 'submitted' }],
   };
 };
 

@@ -4,14 +4,16 @@ import { writeReport } from '../sim/report/write.ts';
 import { loadWorkload, runPolicies } from '../sim/run.ts';
 import type { SimSummary } from '../sim/summary.ts';
 import { formatIssue, parseTraceFormat } from '../traces/types.ts';
+import { runSimDemo } from './demo.ts';
 import { commaList, lengthSpread, nonNegativeInt, nonNegativeNumber, positiveNumber } from './options.ts';
 import { progress } from './progress.ts';
 import { formatTable } from './table.ts';
 
 interface SimOptions {
-  trace: string;
-  cluster: string;
-  policy: string[];
+  demo?: boolean;
+  trace?: string;
+  cluster?: string;
+  policy?: string[];
   format?: string;
   skipDays?: number;
   days?: number;
@@ -32,12 +34,13 @@ export const registerSimCommand = (program: Command): void => {
   program
     .command('sim')
     .description('replay a trace on a cluster under one or more policies')
-    .requiredOption(
+    .option('--demo', 'a ready-made demo: half a busy Philly day on a 64-GPU testbed under six policies')
+    .option(
       '--trace <file|builtin>',
       'trace file, or builtin: philly, gavel:<jobs>:<rate>, shockwave:<jobs>:<rate>',
     )
-    .requiredOption('--cluster <preset|file>', 'cluster preset name or cluster JSON file')
-    .requiredOption('--policy <names>', 'comma-separated policies', commaList)
+    .option('--cluster <preset|file>', 'cluster preset name or cluster JSON file')
+    .option('--policy <names>', 'comma-separated policies', commaList)
     .option('--format <format>', 'force the trace format instead of detecting it')
     .option('--skip-days <n>', 'skip this many days from the start of the trace', nonNegativeNumber)
     .option('--days <n>', 'keep this many days of arrivals', positiveNumber)
@@ -60,10 +63,16 @@ export const registerSimCommand = (program: Command): void => {
     )
     .option('--report <dir>', 'write the HTML and CSV report into this directory')
     .option('--json', 'one JSON object per policy per line on stdout')
-    .action((options: SimOptions) => runSim(options));
+    .action((options: SimOptions) => {
+      if (options.demo) return runSimDemo();
+      const missing = (['trace', 'cluster', 'policy'] as const).filter((o) => options[o] === undefined);
+      if (missing.length > 0)
+        throw new Error(`sim needs ${missing.map((o) => `--${o}`).join(', ')} (or --demo)`);
+      runSim(options as SimOptions & Required<Pick<SimOptions, 'trace' | 'cluster' | 'policy'>>);
+    });
 };
 
-const runSim = (options: SimOptions): void => {
+const runSim = (options: SimOptions & Required<Pick<SimOptions, 'trace' | 'cluster' | 'policy'>>): void => {
   options.policy.forEach(getPolicy);
   const workload = loadWorkload({
     trace: options.trace,

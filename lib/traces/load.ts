@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -24,6 +25,23 @@ export const phillyTracePath = (env: Readonly<Record<string, string | undefined>
     : join(REPO_ROOT, '..', 'shared', 'data', 'philly', 'philly-jobs.csv');
 };
 
+/** The shared data a builtin trace needs is not there: says which directory and how to get it, not ENOENT. */
+export class MissingSharedDataError extends Error {
+  override readonly name = 'MissingSharedDataError';
+  constructor(readonly path: string) {
+    super(
+      `the Philly trace ${path} is missing. It is part of the shared data directory (shared/data, beside the repository, as CI and the project workspace lay it out; sources and licences in its NOTICE.md). Put that directory next to the repository, or set TESSERA_DATA_DIR to a copy of it — or use a trace that needs no data, e.g. --trace gavel:200:2.`,
+    );
+  }
+}
+
+/** The shared Philly list, or a MissingSharedDataError saying where it should be and how to get it. */
+export const readPhillyTrace = (env: Readonly<Record<string, string | undefined>> = process.env): Trace => {
+  const path = phillyTracePath(env);
+  if (!existsSync(path)) throw new MissingSharedDataError(path);
+  return readTrace(path, { format: 'philly' });
+};
+
 export interface LoadTraceOptions {
   /** Format of a trace file (ignored for builtins). */
   format?: string;
@@ -45,9 +63,7 @@ export const loadTrace = (nameOrPath: string, options: LoadTraceOptions = {}): T
   if (!isBuiltinTraceName(nameOrPath))
     return readTrace(nameOrPath, options.format === undefined ? {} : { format: options.format });
   const spec = parseBuiltinTraceName(nameOrPath);
-  const philly = needsPhillyTrace(spec)
-    ? readTrace(phillyTracePath(options.env), { format: 'philly' })
-    : undefined;
+  const philly = needsPhillyTrace(spec) ? readPhillyTrace(options.env) : undefined;
   return buildBuiltinTrace(spec, {
     seed: options.seed ?? 0,
     ...(options.models && { models: options.models }),

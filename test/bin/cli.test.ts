@@ -155,3 +155,11 @@ describe('tessera sim (end to end through the real trace, perf model and simulat
     }
   });
 });
+
+describe('tessera sim without its options', () => {
+  test('names what is missing and points at --demo', () => {
+    const run = tessera('sim', '--trace', 'philly');
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /tessera: sim needs --cluster, --policy \(or --demo\)/);
+  });
+});

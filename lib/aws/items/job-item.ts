@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { JOB_STATUSES, type JobState } from '../../core/model/job.ts';
 import { allocationGpuCount } from '../../core/model/plan.ts';
 import { allocationSchema, storedJobSpecSchema } from './allocation.ts';
+import { timelineEventSchema } from './job-timeline.ts';
 
 export const jobItemSchema = z.object({
   jobId: z.string().min(1),
@@ -48,6 +49,8 @@ export const jobItemSchema = z.object({
   finishTime: z.number().optional(),
   failureReason: z.string().optional(),
   cancelRequested: z.boolean().optional(),
+  /** What happened to the job, oldest first (job-timeline.ts). */
+  timeline: z.array(timelineEventSchema).optional(),
 });
 
 export type JobItem = z.infer<typeof jobItemSchema>;

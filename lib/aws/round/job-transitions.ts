@@ -9,6 +9,7 @@ import type { Level } from '../../core/model/topology.ts';
 import { applyChanges } from '../dynamo/apply-changes.ts';
 import type { ItemChanges } from '../dynamo/expressions.ts';
 import type { JobItem } from '../items/job-item.ts';
+import { appendTimeline, placementOf, type TimelineEvent } from '../items/job-timeline.ts';
 import type { JobExpectation } from '../repositories/jobs-repository.ts';
 import { RETENTION } from '../tables.ts';
 
@@ -44,8 +45,15 @@ const foldedAccounting = (item: JobItem, clock: RoundClock) => {
   };
 };
 
-const change = (item: JobItem, changes: ItemChanges, why: string, clock: RoundClock): JobChange => {
-  const withTime: ItemChanges = { ...changes, set: { ...changes.set, updatedAt: clock.nowMs } };
+const change = (
+  item: JobItem,
+  changes: ItemChanges,
+  why: string,
+  clock: RoundClock,
+  event?: Omit<TimelineEvent, 'at'>,
+): JobChange => {
+  const timeline = event ? { timeline: appendTimeline(item.timeline, { at: seconds(clock), ...event }) } : {};
+  const withTime: ItemChanges = { ...changes, set: { ...changes.set, ...timeline, updatedAt: clock.nowMs } };
   return {
     jobId: item.jobId,
     changes: withTime,
@@ -65,6 +73,10 @@ export const requeue = (item: JobItem, why: string, clock: RoundClock): JobChang
     },
     why,
     clock,
+    {
+      kind: 'requeued',
+      detail: item.checkpointStep >= 0 ? `${why}; resumes from step ${item.checkpointStep}` : why,
+    },
   );
 
 /** Ends a job for good: cancelled, failed or finished. */
@@ -96,6 +108,7 @@ export const terminate = (
     },
     why,
     clock,
+    { kind: status, ...(reason ? { detail: reason } : {}) },
   );
 
 const place = (
@@ -126,6 +139,13 @@ const place = (
     },
     kind,
     clock,
+    {
+      kind: kind === 'start' ? 'started' : kind === 'migrate' ? 'migrated' : 'rescaled',
+      ...placementOf(allocation),
+      ...(item.checkpointStep >= 0
+        ? { detail: `${placementOf(allocation).detail}, from step ${item.checkpointStep}` }
+        : {}),
+    },
   );
 };
 

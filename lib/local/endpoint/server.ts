@@ -36,6 +36,8 @@ export interface LocalEndpointOptions {
     topology?: Partial<TopologyLayout>;
     /** Max live instances per instance type; launches beyond it fail with InsufficientInstanceCapacity. */
     capacity?: Record<string, number>;
+    /** First two octets of private IPs (default `10.0`; `127.0` makes them loopback addresses). */
+    privateIpPrefix?: string;
   };
   dynamodb?: { startTimeoutMs?: number };
   /** Diagnostic lines (startup, listener failures); silent by default. */
@@ -95,6 +97,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
     terminatedRetentionMs: options.ec2?.terminatedRetentionMs ?? 3_600_000,
     topology: validateTopologyLayout({ ...DEFAULT_TOPOLOGY_LAYOUT, ...options.ec2?.topology }),
     ...(options.ec2?.capacity ? { capacity: options.ec2.capacity } : {}),
+    ...(options.ec2?.privateIpPrefix ? { privateIpPrefix: options.ec2.privateIpPrefix } : {}),
     bus,
     onChange: () => files?.ec2.save(ec2.model.snapshot()),
   });

@@ -8,15 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
 import { type AwsClients, createAwsClients } from '../../../lib/aws/clients.ts';
 import { ENV, tableNames } from '../../../lib/aws/environment.ts';
 import { HostsRepository } from '../../../lib/aws/repositories/hosts-repository.ts';
 import { JobsRepository } from '../../../lib/aws/repositories/jobs-repository.ts';
 import { ProfilesRepository } from '../../../lib/aws/repositories/profiles-repository.ts';
 import { SchedulerStateRepository } from '../../../lib/aws/repositories/scheduler-state-repository.ts';
-import { settingsFromContext } from '../../../lib/infra/props.ts';
-import { TesseraStack } from '../../../lib/infra/tessera-stack.ts';
+import { synthesizeTemplate } from '../../../lib/local/cloud/template.ts';
 import { type LocalEndpoint, startLocalEndpoint } from '../../../lib/local/endpoint/index.ts';
 import {
   type CfnTemplate,
@@ -29,17 +27,7 @@ export const REGION = 'us-east-1';
 export const ACCOUNT = '000000000000';
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 
-/** The stack's template as `cdk synth` renders it, minus asset bundling and template validation (speed). */
-export const synthesizeTemplate = (context: Record<string, unknown> = {}): CfnTemplate => {
-  const app = new App({
-    context: { 'aws:cdk:bundling-stacks': [], ...context },
-    builtinCloudFormationValidation: false,
-  });
-  const stack = new TesseraStack(app, 'Tessera', {
-    settings: settingsFromContext((key) => app.node.tryGetContext(key)),
-  });
-  return app.synth().getStackArtifact(stack.artifactId).template as CfnTemplate;
-};
+export { synthesizeTemplate } from '../../../lib/local/cloud/template.ts';
 
 export interface ControlPlane {
   readonly endpointUrl: string;

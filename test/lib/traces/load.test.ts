@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadTrace, phillyTracePath } from '../../../lib/traces/load.ts';
+import { loadTrace, MissingSharedDataError, phillyTracePath } from '../../../lib/traces/load.ts';
 import { fixturePath } from './fixtures.ts';
 
 describe('phillyTracePath', () => {
@@ -34,4 +34,15 @@ describe('loadTrace', () => {
     assert.equal(loadTrace(fixturePath('tiresias-60_job.csv'), { format: 'tiresias' }).format, 'tiresias');
     assert.throws(() => loadTrace(join(dataDir, 'none.csv')), /ENOENT/);
   });
+});
+
+test('a missing shared data directory is named, with how to get it, instead of ENOENT', () => {
+  assert.throws(
+    () => loadTrace('philly', { env: { TESSERA_DATA_DIR: '/nonexistent/data' } }),
+    (error: unknown) =>
+      error instanceof MissingSharedDataError &&
+      error.message.includes('/nonexistent/data/philly/philly-jobs.csv') &&
+      /TESSERA_DATA_DIR/.test(error.message) &&
+      /--trace gavel:200:2/.test(error.message),
+  );
 });

@@ -39,6 +39,11 @@ export interface Ec2ModelConfig {
   topology: TopologyLayout;
   /** Optional cap of concurrently live instances per instance type, to exercise InsufficientInstanceCapacity. */
   capacity?: Readonly<Record<string, number>>;
+  /**
+   * First two octets of private IPs (default `10.0`). The local cloud uses `127.0`: on Linux all of 127/8 is
+   * loopback, so simulated hosts' workers can listen on and reach each other's "private" addresses.
+   */
+  privateIpPrefix?: string;
 }
 
 export interface Ec2Snapshot {
@@ -336,7 +341,7 @@ export class Ec2Model {
     const notifications: Ec2Notification[] = [];
     for (let launchIndex = 0; launchIndex < count; launchIndex++) {
       const ordinal = this.counters.ordinal++;
-      const ip = privateIpFor(ordinal);
+      const ip = privateIpFor(ordinal, this.config.privateIpPrefix);
       const instance: Instance = {
         instanceId: hexId('i', ++this.counters.instance),
         reservationId: reservation.reservationId,
@@ -684,9 +689,9 @@ function cloneReservation(reservation: Reservation): Reservation {
 }
 
 /** 10.0.0.4 onwards: the first four addresses of a VPC subnet are reserved by AWS. */
-function privateIpFor(ordinal: number): string {
+function privateIpFor(ordinal: number, prefix = '10.0'): string {
   const n = ordinal + 4;
-  return `10.0.${Math.floor(n / 256) % 256}.${n % 256}`;
+  return `${prefix}.${Math.floor(n / 256) % 256}.${n % 256}`;
 }
 
 function privateDnsNameFor(ip: string, region: string): string {

@@ -1,0 +1,204 @@
+/**
+ * The job commands, against the local cloud or a deployed stack: `submit`, `jobs`, `job`, `cancel`, `cluster`.
+ * Each takes `--endpoint`, `--stack`, `--region` and `--json`; failures print one clear line (or a JSON error
+ * object with `--json`) and exit non-zero: 2 for a spec the schema rejects, 1 for anything else.
+ */
+import { readFileSync } from 'node:fs';
+import { type Command, Option } from 'commander';
+import { ApiError, TesseraClient, TesseraClientError } from '../client/index.ts';
+import type { JobView } from '../client/types.ts';
+import { JOB_STATUSES, type JobStatus } from '../core/model/job.ts';
+import { readJobFile } from './job-file.ts';
+import { clusterSummary, jobDetails, jobsTable } from './job-format.ts';
+import { positiveNumber } from './options.ts';
+
+interface ConnectionOptions {
+  endpoint?: string;
+  stack?: string;
+  region?: string;
+  json?: boolean;
+}
+
+const ACTIVE: readonly JobStatus[] = ['queued', 'running', 'checkpointing', 'suspended'];
+
+const out = (text: string) => process.stdout.write(`${text}\n`);
+const json = (value: unknown) => out(JSON.stringify(value));
+
+const withConnection = (command: Command): Command =>
+  command
+    .option('--endpoint <url>', 'API URL (default: $TESSERA_ENDPOINT)')
+    .option('--stack <name>', 'a deployed stack: the API URL from its CloudFormation outputs')
+    .option('--region <region>', 'AWS region of the stack (default: the SDK’s)')
+    .option('--json', 'machine-readable output');
+
+const connect = (options: ConnectionOptions) =>
+  TesseraClient.connect({
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.stack ? { stack: options.stack } : {}),
+    ...(options.region ? { region: options.region } : {}),
+  });
+
+/** Runs a command body; known errors become one line (or a JSON object) and an exit code. */
+const guarded =
+  <A extends unknown[]>(body: (...args: A) => Promise<void>) =>
+  async (...args: A): Promise<void> => {
+    // commander passes (arguments…, options, command)
+    const options = args.at(-2) as ConnectionOptions | undefined;
+    try {
+      await body(...args);
+    } catch (error) {
+      if (!(error instanceof TesseraClientError)) throw error;
+      reportError(error, options?.json ?? false);
+      process.exitCode = 1;
+    }
+  };
+
+const reportError = (error: TesseraClientError, asJson: boolean): void => {
+  const issues = error instanceof ApiError ? error.issues : [];
+  if (asJson) {
+    json({
+      error: error.name,
+      message: error.message,
+      ...(error instanceof ApiError ? { status: error.status } : {}),
+      ...(issues.length > 0 ? { issues } : {}),
+    });
+    return;
+  }
+  process.stderr.write(`tessera: ${error.message}\n`);
+  if (issues.length > 1) for (const i of issues) process.stderr.write(`  ${i.field}: ${i.rule}\n`);
+};
+
+export const registerApiCommands = (program: Command): void => {
+  withConnection(
+    program
+      .command('submit')
+      .description('submit the job(s) of a YAML or JSON file: one job, a list, or a sweep (docs/job-spec.md)')
+      .argument('<file>', 'job spec file (.yaml, .yml or .json; - reads stdin)')
+      .option(
+        '--set <key=value>',
+        'override a field of every job (repeatable; dotted keys: env.LR=0.1)',
+        collect,
+        [],
+      ),
+  ).action(guarded(submit));
+
+  withConnection(
+    program
+      .command('jobs')
+      .description('list your jobs: status, GPUs, queue position, why each waits, estimated start')
+      .option('--all', 'include finished, failed and cancelled jobs')
+      .addOption(new Option('--status <status>', 'only jobs in this status').choices([...JOB_STATUSES]))
+      .option('--watch [seconds]', 'refresh every few seconds until Ctrl-C', positiveNumber),
+  ).action(guarded(listJobs));
+
+  withConnection(
+    program
+      .command('job')
+      .description('one job: spec, placement, wait reason and timeline')
+      .argument('<id>', 'job id'),
+  ).action(guarded(showJob));
+
+  withConnection(
+    program
+      .command('cancel')
+      .description('cancel jobs (running ones stop at the next round)')
+      .argument('<ids...>', 'job ids'),
+  ).action(guarded(cancel));
+
+  withConnection(
+    program
+      .command('cluster')
+      .description('hosts, GPUs busy and free per type, and the fleet’s cost per hour'),
+  ).action(guarded(cluster));
+};
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+const submit = async (file: string, options: ConnectionOptions & { set: string[] }) => {
+  const text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+  const read = readJobFile(text, options.set);
+  if (!read.ok) {
+    if (options.json) json({ error: 'InvalidJobSpec', issues: read.issues });
+    else {
+      process.stderr.write(`tessera: ${file}: ${read.issues.length} problem(s), nothing submitted:\n`);
+      for (const i of read.issues) process.stderr.write(`  ${i.job}: ${i.field}: ${i.rule}\n`);
+    }
+    process.exitCode = 2;
+    return;
+  }
+  const client = await connect(options);
+  for (const { label, document } of read.jobs) {
+    const result = await client.submit(document);
+    if (options.json) json({ ...result, label });
+    else
+      out(
+        `${result.job.jobId}  ${result.created ? 'submitted' : 'already submitted (same client token)'}  ${result.job.name ?? label}`,
+      );
+  }
+};
+
+const listJobs = async (
+  options: ConnectionOptions & { all?: boolean; status?: JobStatus; watch?: number | true },
+) => {
+  const client = await connect(options);
+  const fetchJobs = async () => {
+    const jobs = await client.listAllJobs(options.status ? { status: options.status } : {});
+    return options.all || options.status ? jobs : jobs.filter((j) => ACTIVE.includes(j.status));
+  };
+  const show = (jobs: JobView[]) => {
+    if (options.json) json({ jobs, at: new Date().toISOString() });
+    else
+      out(
+        jobs.length > 0
+          ? jobsTable(jobs, Date.now())
+          : options.all
+            ? 'no jobs'
+            : 'no active jobs (--all shows finished ones)',
+      );
+  };
+  if (options.watch === undefined) return show(await fetchJobs());
+  const seconds = options.watch === true ? 2 : options.watch;
+  for (;;) {
+    const jobs = await fetchJobs();
+    if (!options.json) process.stdout.write('\x1b[2J\x1b[H');
+    if (!options.json) out(`every ${seconds}s — Ctrl-C to stop — ${new Date().toLocaleTimeString()}\n`);
+    show(jobs);
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  }
+};
+
+const showJob = async (id: string, options: ConnectionOptions) => {
+  const client = await connect(options);
+  const job = await client.getJob(id);
+  if (options.json) json({ job });
+  else out(jobDetails(job, Date.now()));
+};
+
+const cancel = async (ids: string[], options: ConnectionOptions) => {
+  const client = await connect(options);
+  let failed = false;
+  for (const id of ids) {
+    try {
+      const { job, immediate } = await client.cancel(id);
+      if (options.json)
+        json({ jobId: id, status: job.status, cancelRequested: job.cancelRequested ?? false });
+      else
+        out(
+          `${id}  ${job.status === 'cancelled' ? 'cancelled' : immediate ? job.status : 'cancel requested: stops at the next round'}`,
+        );
+    } catch (error) {
+      if (!(error instanceof TesseraClientError)) throw error;
+      failed = true;
+      if (options.json) json({ jobId: id, error: error.name, message: error.message });
+      else process.stderr.write(`tessera: ${id}: ${error.message}\n`);
+    }
+  }
+  if (failed) process.exitCode = 1;
+};
+
+const cluster = async (options: ConnectionOptions) => {
+  const client = await connect(options);
+  const view = await client.cluster();
+  if (options.json) json(view);
+  else out(clusterSummary(view));
+};

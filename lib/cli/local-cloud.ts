@@ -1,0 +1,112 @@
+/**
+ * `tessera local` (what `npm start` runs): starts the local cloud, submits the demo workload through the API with
+ * the typed client, prints where everything is, and on Ctrl-C (SIGINT) or SIGTERM stops every process it started.
+ */
+import type { Command } from 'commander';
+import { TesseraClient } from '../client/index.ts';
+import { LOCAL_CREDENTIALS, type LocalCloud, startLocalCloud } from '../local/cloud/cloud.ts';
+import { demoJobs } from '../local/cloud/demo-workload.ts';
+import { commaList, nonNegativeInt, positiveNumber } from './options.ts';
+
+interface LocalOptions {
+  stateDir: string;
+  fresh?: boolean;
+  hosts: number;
+  gpuTypes: string[];
+  round: number;
+  port: number;
+  apiPort: number;
+  idleMinutes: number;
+  heartbeatTimeout: number;
+  budget: number;
+  demo: boolean;
+}
+
+export const registerLocalCommand = (program: Command): void => {
+  program
+    .command('local')
+    .description(
+      'run the local cloud: AWS-compatible endpoint, real handlers, simulated GPU hosts (npm start)',
+    )
+    .option('--state-dir <dir>', 'state kept across restarts', '.tessera-local')
+    .option('--fresh', 'wipe the state directory first')
+    .option('--hosts <n>', 'most instances the fleet may run', nonNegativeInt, 4)
+    .option('--gpu-types <types>', 'GPU types the fleet may launch (comma-separated)', commaList, [
+      'A10G',
+      'T4',
+    ])
+    .option('--round <seconds>', 'seconds between scheduled rounds', positiveNumber, 10)
+    .option('--port <n>', 'port of the AWS-compatible endpoint (0 = any)', nonNegativeInt, 4566)
+    .option('--api-port <n>', 'port of the API and dashboard (0 = any)', nonNegativeInt, 4600)
+    .option('--idle-minutes <n>', 'minutes an idle instance is kept', nonNegativeInt, 5)
+    .option(
+      '--heartbeat-timeout <seconds>',
+      'a host silent this long is lost (its jobs requeued)',
+      positiveNumber,
+      30,
+    )
+    .option('--budget <usd>', 'USD per hour the fleet may spend (on-demand list prices)', positiveNumber, 50)
+    .option('--no-demo', 'do not submit the demo workload')
+    .action((options: LocalOptions) => runLocalCloud(options));
+};
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+const runLocalCloud = async (options: LocalOptions): Promise<void> => {
+  let cloud: LocalCloud | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = (signal: string) => {
+    if (stopping) {
+      say(`${signal} again: exiting now`);
+      process.exit(130);
+    }
+    say(`${signal}: stopping the local cloud…`);
+    stopping = (cloud?.stop() ?? Promise.resolve()).then(() => {
+      say('stopped');
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  cloud = await startLocalCloud({
+    stateDir: options.stateDir,
+    ...(options.fresh ? { fresh: true } : {}),
+    maxHosts: options.hosts,
+    gpuTypes: options.gpuTypes,
+    roundSeconds: options.round,
+    endpointPort: options.port,
+    apiPort: options.apiPort,
+    idleCooldownMinutes: options.idleMinutes,
+    heartbeatTimeoutSeconds: Math.ceil(options.heartbeatTimeout),
+    budgetPerHour: options.budget,
+    log: (line) => say(`  ${line}`),
+  });
+  if (stopping) return;
+  if (options.demo) {
+    const client = new TesseraClient({ endpoint: cloud.api.url, credentials: LOCAL_CREDENTIALS });
+    const submitted = await Promise.all(demoJobs().map((job) => client.submit(job)));
+    say(
+      `demo workload: ${submitted.map((s) => `${s.job.name ?? s.job.jobId} (${s.created ? 'submitted' : 'already there'})`).join(', ')}`,
+    );
+  }
+  const origin = new URL(cloud.api.url).origin;
+  process.stdout.write(
+    [
+      `Tessera local cloud ready in ${process.uptime().toFixed(1)} s`,
+      `  AWS endpoint: ${cloud.endpoint.url}`,
+      `  API:          ${cloud.api.url}`,
+      `  dashboard:    ${origin}/`,
+      `  state:        ${cloud.stateDir} (--fresh wipes it)`,
+      '',
+      'Use the CLI from another shell:',
+      `  source ${cloud.stateDir}/client.env`,
+      '  npx tessera jobs --watch',
+      '  npx tessera cluster',
+      '  npx tessera submit docs/examples/job.yaml',
+      '',
+      'Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+};

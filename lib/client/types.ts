@@ -1,0 +1,51 @@
+/** What the API returns: the handler's own view types, plus the wait fields the round adds when it knows them. */
+import type { hostView, jobView } from '../../functions/api/views.ts';
+import type { JobStatus } from '../core/model/job.ts';
+
+/** One entry of a job's timeline (the API shows times as ISO strings). */
+export interface TimelineEvent {
+  /** ISO time. */
+  readonly at: string;
+  readonly kind: string;
+  readonly detail?: string;
+  readonly hosts?: readonly string[];
+}
+
+export type JobView = ReturnType<typeof jobView> & {
+  /** Why a waiting job waits, in words ("8 × A100 needed, 3 free; 2 jobs ahead"). */
+  readonly waitReason?: string;
+  /** 1 = next to start. */
+  readonly queuePosition?: number;
+  /** ISO time the scheduler expects the job to start. */
+  readonly estimatedStart?: string;
+  readonly timeline?: readonly TimelineEvent[];
+  readonly spec?: Record<string, unknown>;
+};
+
+export type HostView = ReturnType<typeof hostView> & { readonly pricePerHour?: number };
+
+export interface ClusterView {
+  readonly round: number;
+  readonly lastRoundAt?: string;
+  readonly hosts: readonly HostView[];
+  readonly gpus: number;
+  readonly busyGpus: number;
+  readonly jobs: Partial<Record<JobStatus, number>>;
+}
+
+export interface SubmitResult {
+  readonly job: JobView;
+  /** False when the same client token and document were submitted before (the existing job is returned). */
+  readonly created: boolean;
+}
+
+export interface JobPage {
+  readonly jobs: readonly JobView[];
+  readonly nextToken?: string;
+}
+
+export interface ListJobsOptions {
+  readonly status?: JobStatus;
+  readonly limit?: number;
+  readonly nextToken?: string;
+}

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { readJobFile } from '../../../lib/cli/job-file.ts';
+
+const job = `model: resnet50
+batchSize: 64
+gpus: 2
+iterations: 100
+command: [python3, train.py]
+`;
+
+const jobsOf = (text: string, settings: string[] = []) => {
+  const result = readJobFile(text, settings);
+  assert.ok(result.ok, result.ok ? '' : JSON.stringify(result.issues));
+  return result.jobs;
+};
+
+describe('readJobFile', () => {
+  test('one YAML job, and the same job as JSON', () => {
+    const [yaml] = jobsOf(job);
+    const [json] = jobsOf(JSON.stringify(yaml!.document));
+    assert.deepEqual(yaml!.document, {
+      model: 'resnet50',
+      batchSize: 64,
+      gpus: 2,
+      iterations: 100,
+      command: ['python3', 'train.py'],
+    });
+    assert.deepEqual(json!.document, yaml!.document);
+  });
+
+  test('a list of jobs, or { jobs: [...] }', () => {
+    const list = jobsOf(
+      `- ${job.trim().split('\n').join('\n  ')}\n- ${job.trim().replace('gpus: 2', 'gpus: 4').split('\n').join('\n  ')}\n`,
+    );
+    assert.deepEqual(
+      list.map((j) => [j.label, j.document.gpus]),
+      [
+        ['jobs[0]', 2],
+        ['jobs[1]', 4],
+      ],
+    );
+    const wrapped = jobsOf(JSON.stringify({ jobs: list.map((j) => j.document) }));
+    assert.equal(wrapped.length, 2);
+  });
+
+  test('a sweep expands to the cartesian product, with distinct names and client tokens', () => {
+    const jobs = jobsOf(
+      `${job}name: lr-search\nclientToken: search-1\nsweep:\n  batchSize: [32, 64]\n  env.LR: ["0.1", "0.01"]\n`,
+    );
+    assert.equal(jobs.length, 4);
+    assert.deepEqual(
+      jobs.map((j) => [j.document.batchSize, (j.document.env as Record<string, string>).LR]),
+      [
+        [32, '0.1'],
+        [32, '0.01'],
+        [64, '0.1'],
+        [64, '0.01'],
+      ],
+    );
+    assert.equal(new Set(jobs.map((j) => j.document.clientToken)).size, 4);
+    assert.equal(jobs[0]!.document.name, 'lr-search-batchSize-32-env.LR-0.1');
+    assert.equal(jobs[0]!.label, 'sweep[batchSize=32,env.LR=0.1]');
+    assert.ok(jobs.every((j) => !('sweep' in j.document)));
+  });
+
+  test('--set overrides every job; values are read as YAML', () => {
+    const [only] = jobsOf(job, ['gpus=8', 'gpuTypes=[A100]', 'env.SEED=7']);
+    assert.equal(only!.document.gpus, 8);
+    assert.deepEqual(only!.document.gpuTypes, ['A100']);
+    assert.deepEqual(only!.document.env, { SEED: '7' });
+  });
+
+  test('problems name the job and the field, and nothing is returned', () => {
+    const result = readJobFile(`- ${job.trim().split('\n').join('\n  ')}\n- model: nosuchmodel\n  gpus: 0\n`);
+    assert.equal(result.ok, false);
+    const issues = result.ok ? [] : result.issues;
+    assert.ok(issues.every((i) => i.job === 'jobs[1]'));
+    const fields = issues.map((i) => i.field);
+    assert.ok(
+      fields.includes('model') && fields.includes('gpus') && fields.includes('batchSize'),
+      fields.join(),
+    );
+    assert.match(issues.find((i) => i.field === 'model')!.rule, /unknown model "nosuchmodel"/);
+  });
+
+  test('bad sweeps, bad --set and unparseable files are reported, not thrown', () => {
+    const sweep = readJobFile(`${job}sweep:\n  gpus: 4\n`);
+    assert.deepEqual(sweep.ok ? [] : sweep.issues.map((i) => i.field), ['sweep.gpus']);
+    const set = readJobFile(job, ['gpus']);
+    assert.deepEqual(set.ok ? [] : set.issues.map((i) => i.field), ['--set']);
+    const broken = readJobFile('model: [unclosed');
+    assert.deepEqual(broken.ok ? [] : broken.issues.map((i) => i.field), ['(document)']);
+  });
+});
