@@ -3,10 +3,11 @@
  * when full, the oldest progress and heartbeat messages go first (newer ones supersede them), and
  * only then the oldest of anything else.
  */
+
+import type { TelemetryMessage } from '../../lib/protocol/telemetry.ts';
 import type { Logger } from './logger.ts';
 import { errorMessage } from './logger.ts';
 import { TelemetryDeliveryError, type TelemetrySink } from './ports/telemetry-sink.ts';
-import type { TelemetryMessage } from './telemetry-messages.ts';
 
 const SUPERSEDED_BY_NEWER: ReadonlySet<TelemetryMessage['type']> = new Set(['progress', 'heartbeat']);
 

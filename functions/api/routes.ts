@@ -10,7 +10,7 @@ import type { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
 import { ClientTokenConflictError, submitJob } from '../../lib/aws/submit-job.ts';
 import { RETENTION } from '../../lib/aws/tables.ts';
 import { isTerminal, JOB_STATUSES, type JobStatus } from '../../lib/core/model/job.ts';
-import { type JobSpecIssue, parseJobSpecJson } from '../../lib/schema/job-spec.ts';
+import { type JobSpecIssue, parseJobSpecJson } from '../../lib/protocol/job-spec.ts';
 import type { FunctionDeps } from '../shared/function-deps.ts';
 import { detailsLogger } from '../shared/observability.ts';
 import { hostView, jobView } from './views.ts';

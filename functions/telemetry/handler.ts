@@ -8,13 +8,13 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { telemetryMessageSchema } from '../../agents/host/telemetry-messages.ts';
 import { ENV } from '../../lib/aws/environment.ts';
 import { DeadLetterQueue } from '../../lib/aws/sqs/dead-letter.ts';
 import { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
 import { TelemetryApplier } from '../../lib/aws/telemetry/apply-telemetry.ts';
 import { coalesceTelemetry, type Received } from '../../lib/aws/telemetry/coalesce.ts';
-import { formatZodIssues } from '../../lib/schema/format.ts';
+import { formatZodIssues } from '../../lib/protocol/format.ts';
+import { telemetryMessageSchema } from '../../lib/protocol/telemetry.ts';
 import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/function-deps.ts';
 import { detailsLogger } from '../shared/observability.ts';
 

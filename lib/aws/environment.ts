@@ -3,7 +3,7 @@
  * so the stack and the handlers cannot drift apart. Each function gets only the variables it needs.
  */
 import { z } from 'zod';
-import { formatZodIssues } from '../schema/format.ts';
+import { formatZodIssues } from '../protocol/format.ts';
 import { fleetConfigSchema } from './fleet/fleet-config.ts';
 
 export const ENV = {

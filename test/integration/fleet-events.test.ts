@@ -97,7 +97,7 @@ describe('fleet events', () => {
 
   test('a Spot warning drains the host and requeues its jobs from their last checkpoint', async () => {
     const [victim, spare] = hosts as [string, string];
-    const jobId = (await cp.hosts.get(victim))!.desired!.workers[0]!.jobId;
+    const jobId = (await cp.hosts.get(victim))!.desired!.jobs[0]!.jobId;
     const before = (await cp.jobs.get(jobId))!;
     await ec2Event(SPOT_WARNING, { 'instance-id': victim, 'instance-action': 'terminate' }, () =>
       cp.local!.ec2.interruptSpot(victim, { noticeMs: 60_000 }),
@@ -126,16 +126,16 @@ describe('fleet events', () => {
     assert.equal(moved?.allocation?.slices[0]?.hostId, spare);
     assert.equal(moved?.resumeStep, 40);
     assert.equal(moved?.jobGeneration, before.jobGeneration + 1);
-    const workers = (await cp.hosts.get(spare))!.desired!.workers;
-    assert.ok(workers.every((w) => w.jobId === jobId && w.resumeStep === 40));
+    const jobs = (await cp.hosts.get(spare))!.desired!.jobs;
+    assert.ok(jobs.length > 0 && jobs.every((j) => j.jobId === jobId && j.resumeStep === 40));
     const drained = await cp.hosts.get(victim);
     assert.equal(drained?.desired?.drain, true);
-    assert.deepEqual(drained?.desired?.workers, [], 'the round also empties the draining host');
+    assert.deepEqual(drained?.desired?.jobs, [], 'the round also empties the draining host');
   });
 
   test('an instance that terminates makes its host lost and requeues its jobs', async () => {
     const spare = hosts[1]!;
-    const jobId = (await cp.hosts.get(spare))!.desired!.workers[0]!.jobId;
+    const jobId = (await cp.hosts.get(spare))!.desired!.jobs[0]!.jobId;
     await ec2Event(STATE_CHANGE, { 'instance-id': spare, state: 'terminated' }, () =>
       cp.clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: [spare] })),
     );

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { validateDesiredState } from '../../agents/host/desired-state.ts';
 import { createRoundHandler } from '../../functions/round/handler.ts';
 import { LeaseLostError } from '../../lib/aws/dynamo/fenced-writes.ts';
 import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
@@ -13,6 +12,7 @@ import { allocationGpuCount } from '../../lib/core/model/plan.ts';
 import { createCompositePerfModel } from '../../lib/core/perf/composite.ts';
 import { getPolicy } from '../../lib/core/policies/index.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
+import { validateDesiredState } from '../../lib/protocol/desired-state.ts';
 import { callApi, eventually, jobDocument, register, submit } from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
@@ -159,7 +159,7 @@ describe('placement', () => {
       });
       assert.ok(check.ok, check.ok ? '' : check.issues.join('; '));
       assert.equal(host.desiredGeneration, host.desired.generation);
-      workers += host.desired.workers.length;
+      for (const job of host.desired.jobs) workers += job.workers.length;
     }
     assert.equal(workers, allocatedGpus, 'one worker per allocated GPU');
     const failed = await cp.jobs.get(impossibleJob);
@@ -186,7 +186,7 @@ describe('placement', () => {
     assert.equal(job?.status, 'running', 'the job write happened');
     const hostId = job!.allocation!.slices[0]!.hostId;
     assert.ok(
-      !(await cp.hosts.get(hostId))?.desired?.workers.some((w) => w.jobId === job!.jobId),
+      !(await cp.hosts.get(hostId))?.desired?.jobs.some((j) => j.jobId === job!.jobId),
       'the host write did not',
     );
 
@@ -194,14 +194,14 @@ describe('placement', () => {
     assert.equal(next.outcome, 'completed', 'the crashed round released its lease');
     assert.equal(next.jobWrites, 0, 'the job keeps its placement');
     const host = await cp.hosts.get(hostId);
-    const workers = host?.desired?.workers.filter((w) => w.jobId === job!.jobId) ?? [];
-    assert.equal(workers.length, 2);
-    assert.ok(workers.every((w) => w.jobGeneration === job!.jobGeneration));
+    const placed = host?.desired?.jobs.find((j) => j.jobId === job!.jobId);
+    assert.equal(placed?.workers.length, 2);
+    assert.equal(placed?.jobGeneration, job!.jobGeneration);
     assert.equal((await round()).hostWrites, 0, 'converged: nothing left to write');
   });
 
   test('a cancelled running job is stopped by the next round', async () => {
-    const running = (await cp.hosts.get('host-c'))!.desired!.workers[0]!.jobId;
+    const running = (await cp.hosts.get('host-c'))!.desired!.jobs[0]!.jobId;
     const response = await callApi(cp, {
       method: 'DELETE',
       resource: '/jobs/{id}',
@@ -211,7 +211,7 @@ describe('placement', () => {
     assert.equal(response.body.job.cancelRequested, true);
     await round();
     assert.equal((await cp.jobs.get(running))?.status, 'cancelled');
-    assert.ok(!(await cp.hosts.get('host-c'))?.desired?.workers.some((w) => w.jobId === running));
+    assert.ok(!(await cp.hosts.get('host-c'))?.desired?.jobs.some((j) => j.jobId === running));
   });
 });
 

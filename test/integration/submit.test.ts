@@ -7,7 +7,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createIngestHandler } from '../../functions/ingest/handler.ts';
 import { REJECTION_REASON_ATTRIBUTE } from '../../lib/aws/sqs/dead-letter.ts';
 import { sqsEvent } from '../../lib/local/runner/index.ts';
-import { MAX_JOB_SPEC_BYTES } from '../../lib/schema/job-spec.ts';
+import { MAX_JOB_SPEC_BYTES } from '../../lib/protocol/job-spec.ts';
 import { callApi, eventually, jobDocument, submit } from './support/fixtures.ts';
 import { type ControlPlane, startControlPlane } from './support/local-stack.ts';
 

@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import type { TelemetryMessage } from '../../agents/host/telemetry-messages.ts';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { REJECTION_REASON_ATTRIBUTE } from '../../lib/aws/sqs/dead-letter.ts';
 import { allocationGpuCount } from '../../lib/core/model/plan.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
+import type { TelemetryMessage } from '../../lib/protocol/telemetry.ts';
 import { drainQueue, eventually, jobDocument, register, submit } from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
@@ -212,7 +212,7 @@ describe('telemetry', () => {
     assert.ok(kinds.includes('completion'), JSON.stringify(kinds));
     const next = await round();
     assert.equal(next.jobWrites, 0);
-    assert.deepEqual((await cp.hosts.get('host-1'))?.desired?.workers, [], 'the next round empties the host');
+    assert.deepEqual((await cp.hosts.get('host-1'))?.desired?.jobs, [], 'the next round empties the host');
   });
 
   test('malformed reports go to the telemetry DLQ with the reason; the rest of the batch is applied', async () => {

@@ -1,6 +1,6 @@
 /** The Hosts table: host items by state, registration upserts, and conditional desired-state writes. */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DesiredStateDocument } from '../../../agents/host/desired-state.ts';
+import type { DesiredStateDocument } from '../../protocol/desired-state.ts';
 import { Expressions, type ItemChanges } from '../dynamo/expressions.ts';
 import type { LabelledWrite } from '../dynamo/fenced-writes.ts';
 import { queryIndexForValues } from '../dynamo/pagination.ts';

@@ -32,7 +32,7 @@ import type { HostsRepository } from '../repositories/hosts-repository.ts';
 import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import type { ProfilesRepository } from '../repositories/profiles-repository.ts';
 import type { SchedulerStateRepository } from '../repositories/scheduler-state-repository.ts';
-import { desiredUpdates, workersByHost } from './desired-states.ts';
+import { desiredUpdates, jobsByHost } from './desired-states.ts';
 import { pendingHostItem, reconcileInventory } from './inventory.ts';
 import {
   type JobChange,
@@ -183,7 +183,7 @@ const leasedRound = async (
   // 6b: host desired states, idle tracking, hosts found lost.
   const holding = jobsAfter.filter((j) => !isTerminal(j.status));
   const addressOf = (hostId: string) => pre.hosts.find((h) => h.hostId === hostId)?.address ?? hostId;
-  const workers = workersByHost(holding, addressOf, settings.checkpointRoot);
+  const workers = jobsByHost(holding, addressOf, settings.checkpointRoot);
   const hostWrites = hostWritesFor(deps, pre, workers, clock);
   const hostResult = await fenced(hostWrites);
   conflicts.push(...hostResult.conflicts);
@@ -239,7 +239,7 @@ const withReferencedJobs = async (deps: RoundDependencies, jobs: JobItem[], host
   const known = new Set(jobs.map((j) => j.jobId));
   const referenced = new Set<string>();
   for (const host of hosts)
-    for (const w of host.desired?.workers ?? []) if (!known.has(w.jobId)) referenced.add(w.jobId);
+    for (const j of host.desired?.jobs ?? []) if (!known.has(j.jobId)) referenced.add(j.jobId);
   if (referenced.size === 0) return jobs;
   const fetched = await deps.jobs.getMany([...referenced]);
   return [...jobs, ...fetched.filter((j) => !isTerminal(j.status))];
@@ -273,7 +273,7 @@ const jobsAfterWrites = async (
 const hostWritesFor = (
   deps: RoundDependencies,
   pre: ReturnType<typeof preRound>,
-  workers: ReturnType<typeof workersByHost>,
+  workers: ReturnType<typeof jobsByHost>,
   clock: RoundClock,
 ): LabelledWrite[] => {
   const writes: LabelledWrite[] = pre.hostChanges.map((c) =>

@@ -4,11 +4,12 @@
  * twice, late or out of order changes nothing it should not. Times written are the control plane's clock: the
  * round compares them with its own.
  */
-import type { TelemetryOf } from '../../../agents/host/telemetry-messages.ts';
+
 import { findGpuType } from '../../core/catalog/gpus.ts';
 import { getInstanceOffering } from '../../core/catalog/instances.ts';
 import { isTerminal, type JobStatus } from '../../core/model/job.ts';
 import { allocationGpuCount } from '../../core/model/plan.ts';
+import type { TelemetryOf } from '../../protocol/telemetry.ts';
 import { rackAndNetwork } from '../fleet/ec2-fleet.ts';
 import type { HostItem } from '../items/host-item.ts';
 import type { JobItem } from '../items/job-item.ts';

@@ -4,7 +4,7 @@
  * messages (registration, checkpoints, completions, failures, Spot notices) are applied one by one, in order.
  * Each write remembers which records it serves, so a failed write fails exactly those records.
  */
-import type { TelemetryMessage, TelemetryOf } from '../../../agents/host/telemetry-messages.ts';
+import type { TelemetryMessage, TelemetryOf } from '../../protocol/telemetry.ts';
 
 export interface Received<T extends TelemetryMessage = TelemetryMessage> {
   readonly recordId: string;

@@ -13,6 +13,7 @@ import {
   isAlive,
   readStepLog,
   simJob,
+  simJobs,
   tempDir,
   waitFor,
 } from './helpers.ts';
@@ -29,7 +30,7 @@ describe('agent restart', () => {
       first.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: simJob({
+        jobs: simJobs({
           jobId: 'long',
           jobGeneration: 1,
           worldSize: 2,
@@ -86,7 +87,7 @@ describe('agent restart', () => {
       first.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: simJob({
+        jobs: simJobs({
           jobId: 'broken',
           jobGeneration: 1,
           worldSize: 2,

@@ -1,8 +1,8 @@
 /** Requests and messages the integration tests send. */
 
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { TelemetryMessage } from '../../../agents/host/telemetry-messages.ts';
 import { type ApiRequest, apiGatewayEvent } from '../../../lib/local/runner/index.ts';
+import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
 import type { ControlPlane } from './local-stack.ts';
 
 export const jobDocument = (overrides: Record<string, unknown> = {}) => ({
@@ -48,7 +48,7 @@ export const register = (
   ({
     type: 'register',
     hostId,
-    at: Date.now(),
+    at: Date.now() / 1000,
     instanceId: null,
     instanceType: 'g5.12xlarge',
     availabilityZone: 'us-east-1a',

@@ -8,7 +8,7 @@ import {
   toJobLaunch,
   toJobSpec,
   validateJobSpec,
-} from '../../../lib/schema/job-spec.ts';
+} from '../../../lib/protocol/job-spec.ts';
 
 const valid = {
   name: 'bert-finetune',

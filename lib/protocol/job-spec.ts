@@ -5,9 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { MANAGED_ENV_NAMES } from '../../agents/host/worker-protocol.ts';
 import { findGpuType, findModelProfile, knownGpuTypeIds, knownModelIds } from '../core/catalog/index.ts';
 import type { JobSpec } from '../core/model/job.ts';
+import { MANAGED_ENV_NAMES } from './worker-protocol.ts';
 
 /** Largest accepted document (UTF-8 bytes): far above any real spec, far below DynamoDB's 400 KB item limit. */
 export const MAX_JOB_SPEC_BYTES = 64 * 1024;
