@@ -61,7 +61,11 @@ describe('Spot interruption', () => {
         `checkpointed within the deadline (${report.at * 1000 - noticeAt} ms)`,
       );
       assert.equal(report.action, 'terminate');
-      assert.equal(report.noticeTime, Date.parse(new Date(noticeAt + 120_000).toISOString()) / 1000, 'seconds');
+      assert.equal(
+        report.noticeTime,
+        Date.parse(new Date(noticeAt + 120_000).toISOString()) / 1000,
+        'seconds',
+      );
       assert.deepEqual(report.checkpoints.map((entry) => entry.jobId).sort(), ['big', 'small']);
       for (const entry of report.checkpoints) {
         assert.equal(entry.timedOut, false);
