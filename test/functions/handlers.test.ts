@@ -211,8 +211,18 @@ describe('telemetry handler', () => {
     const response = (await handler(
       sqsEvent(
         [
-          { MessageId: 'a', ReceiptHandle: 'r', Body: JSON.stringify(beat) },
-          { MessageId: 'b', ReceiptHandle: 'r', Body: JSON.stringify({ type: 'heartbeat', hostId: 'h1' }) },
+          {
+            MessageId: 'a',
+            ReceiptHandle: 'r',
+            Body: JSON.stringify(beat),
+            Attributes: { SenderId: 'AROAX:h1' },
+          },
+          {
+            MessageId: 'b',
+            ReceiptHandle: 'r',
+            Body: JSON.stringify({ type: 'heartbeat', hostId: 'h1' }),
+            Attributes: { SenderId: 'AROAX:h1' },
+          },
         ],
         'arn:aws:sqs:us-east-1:0:telemetry',
         'us-east-1',

@@ -8,7 +8,14 @@ import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
 import { SPOT_WARNING, STATE_CHANGE } from '../../lib/aws/fleet-events/apply-fleet-event.ts';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
-import { drainQueue, eventually, jobDocument, register, submit } from './support/fixtures.ts';
+import {
+  drainQueue,
+  eventually,
+  jobDocument,
+  register,
+  submit,
+  telemetryMessages,
+} from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 let cp: ControlPlane;
@@ -31,15 +38,7 @@ const round = () =>
 const telemetry = (...messages: unknown[]) =>
   cp.runner.invoke(
     'telemetry',
-    sqsEvent(
-      messages.map((m, i) => ({
-        MessageId: `m-${Date.now()}-${i}`,
-        ReceiptHandle: 'r',
-        Body: JSON.stringify(m),
-      })),
-      'arn:aws:sqs:us-east-1:000000000000:telemetry',
-      REGION,
-    ),
+    sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:000000000000:telemetry', REGION),
   );
 
 /** Delivers an EC2 event: by the real path locally, directly to the handler elsewhere. */

@@ -13,7 +13,15 @@ import { createCompositePerfModel } from '../../lib/core/perf/composite.ts';
 import { getPolicy } from '../../lib/core/policies/index.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
 import { validateDesiredState } from '../../lib/protocol/desired-state.ts';
-import { callApi, eventually, jobDocument, register, submit } from './support/fixtures.ts';
+import {
+  admitHosts,
+  callApi,
+  eventually,
+  jobDocument,
+  register,
+  submit,
+  telemetryMessages,
+} from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 let cp: ControlPlane;
@@ -63,15 +71,7 @@ const round = () =>
 const telemetry = (...messages: unknown[]) =>
   cp.runner.invoke(
     'telemetry',
-    sqsEvent(
-      messages.map((m, i) => ({
-        MessageId: `t-${Date.now()}-${i}`,
-        ReceiptHandle: 'r',
-        Body: JSON.stringify(m),
-      })),
-      'arn:aws:sqs:us-east-1:000000000000:telemetry',
-      REGION,
-    ),
+    sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:000000000000:telemetry', REGION),
   );
 
 describe('lease', () => {
@@ -131,6 +131,7 @@ describe('lease', () => {
 
 describe('placement', () => {
   test('registered hosts get desired states the agent accepts; an unchanged round writes nothing', async () => {
+    await admitHosts(cp, 'host-a', 'host-b');
     await telemetry(register('host-a'), register('host-b'));
     const a = await submit(cp, jobDocument({ clientToken: 'place-a', gpus: 4 }));
     const b = await submit(cp, jobDocument({ clientToken: 'place-b', gpus: 2 }));
@@ -174,6 +175,7 @@ describe('placement', () => {
   });
 
   test('a round that crashes between the job and host writes converges in the next round', async () => {
+    await admitHosts(cp, 'host-c');
     await telemetry(register('host-c', 2));
     const { body } = await submit(cp, jobDocument({ clientToken: 'crash', gpus: 2 }));
     crashOnHostWrite = true;
@@ -223,7 +225,7 @@ describe('fleet', () => {
       jobDocument({ clientToken: 'needs-fleet', gpus: 1, gpuTypes: ['T4'], iterations: 5 }),
     );
     const launchRound = await round();
-    assert.equal(launchRound.launched.length, 1);
+    assert.equal(launchRound.launched.length, 1, JSON.stringify(launchRound));
     const instanceId = launchRound.launched[0]!;
     const pending = await cp.hosts.get(instanceId);
     assert.equal(pending?.state, 'pending');
