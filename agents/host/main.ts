@@ -58,7 +58,7 @@ function desiredStateSource(config: AgentConfig, hostId: string): DesiredStateSo
   if (desired.kind === 'file') return new FileDesiredStateSource(desired.path);
   return new DynamoDbDesiredStateSource(DynamoDBDocumentClient.from(new DynamoDBClient(config.aws)), {
     tableName: desired.table,
-    hostId,
+    hostId: desired.key ?? hostId,
     keyAttribute: desired.keyAttribute,
     desiredAttribute: desired.desiredAttribute,
   });

@@ -19,7 +19,7 @@ import { HOSTS_TABLE, JOBS_TABLE } from '../aws/tables.ts';
 import { resolveDataDir } from '../data/data-dir.ts';
 import { TesseraAlarms } from './alarms.ts';
 import { TesseraApi } from './api.ts';
-import { TesseraFleet } from './fleet.ts';
+import { hostArnPrefix, TesseraFleet } from './fleet.ts';
 import { FUNCTION_SETTINGS, TesseraFunctions } from './functions.ts';
 import { applyNagSuppressions } from './nag-suppressions.ts';
 import { instanceTypesOf, type TesseraSettings } from './props.ts';
@@ -78,6 +78,7 @@ export class TesseraStack extends Stack {
     const tableEnv = {
       [ENV.jobsTable]: t.jobs.tableName,
       [ENV.hostsTable]: t.hosts.tableName,
+      [ENV.hostArnPrefix]: hostArnPrefix(this),
       [ENV.profilesTable]: t.profiles.tableName,
       [ENV.stateTable]: t.schedulerState.tableName,
     };

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDbDesiredStateSource } from '../../agents/host/ports/dynamodb-desired-state-source.ts';
 import { createRoundHandler } from '../../functions/round/handler.ts';
 import { LeaseLostError } from '../../lib/aws/dynamo/fenced-writes.ts';
 import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
@@ -161,6 +162,12 @@ describe('placement', () => {
       assert.ok(check.ok, check.ok ? '' : check.issues.join('; '));
       assert.equal(host.desiredGeneration, host.desired.generation);
       for (const job of host.desired.jobs) workers += job.workers.length;
+      // The agent on EC2 reads the copy keyed by its instance ARN (all its role may read): the same document.
+      const copy = await new DynamoDbDesiredStateSource(cp.clients.dynamodb, {
+        tableName: cp.hosts.tableName,
+        hostId: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${hostId}`,
+      }).read();
+      assert.deepEqual(copy, host.desired);
     }
     assert.equal(workers, allocatedGpus, 'one worker per allocated GPU');
     const failed = await cp.jobs.get(impossibleJob);
