@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbDesiredStateSource } from '../../agents/host/ports/dynamodb-desired-state-source.ts';
 import { createRoundHandler } from '../../functions/round/handler.ts';
-import { LeaseLostError } from '../../lib/aws/dynamo/fenced-writes.ts';
+import { LeaseLostError, writeFenced } from '../../lib/aws/dynamo/fenced-writes.ts';
 import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
 import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
 import { allocationGpuCount } from '../../lib/core/model/plan.ts';
@@ -307,5 +307,30 @@ describe('schedule', {
       async () => ((await cp.state.loadState()).storedRound > before ? true : undefined),
       'a scheduled round',
     );
+  });
+});
+
+describe('isolation', () => {
+  test('a write DynamoDB refuses (an item over 400 KB) fails alone; the writes around it are applied', async () => {
+    await admitHosts(cp, 'iso-1', 'iso-2', 'iso-3');
+    const lease = (await cp.state.acquireLease('iso-test', Date.now(), 30_000))!;
+    try {
+      const note = (hostId: string, bytes: number) =>
+        cp.hosts.roundWrite(hostId, { set: { stateReason: 'x'.repeat(bytes) } }, 0);
+      const result = await writeFenced(cp.clients.dynamodb, cp.state.fence(lease, Date.now()), [
+        note('iso-1', 10),
+        note('iso-2', 450_000),
+        note('iso-3', 10),
+      ]);
+      assert.deepEqual(result.written.sort(), ['host iso-1', 'host iso-3']);
+      assert.deepEqual(
+        result.failed?.map((f) => f.label),
+        ['host iso-2'],
+      );
+      assert.match(result.failed?.[0]?.error ?? '', /size/i);
+      assert.equal((await cp.hosts.get('iso-3'))?.stateReason, 'x'.repeat(10));
+    } finally {
+      await cp.state.releaseLease(lease);
+    }
   });
 });

@@ -113,6 +113,23 @@ describe('API submissions', () => {
       ],
       ['not JSON', '{"model":', '(document)', /must be JSON/],
       [
+        'launch settings a host item could not carry',
+        jobDocument({
+          gpus: 8,
+          command: ['python3', 'x'.repeat(4000).repeat(15)].map((c) => c.slice(0, 4096)),
+          env: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`V${i}`, 'v'.repeat(4000)])),
+        }),
+        'command',
+        /command and env together must be at most 16384 bytes/,
+      ],
+      [
+        '__proto__ label',
+        JSON.stringify(jobDocument({ labels: { team: 'a' } })).replace('"team"', '"__proto__"'),
+        'labels.__proto__',
+        /reserved key/,
+      ],
+      ['NUL in command', jobDocument({ command: ['python3', 'a\u0000b'] }), 'command.1', /NUL/],
+      [
         'managed env',
         jobDocument({ env: { CUDA_VISIBLE_DEVICES: '0' } }),
         'env.CUDA_VISIBLE_DEVICES',

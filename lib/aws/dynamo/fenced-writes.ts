@@ -24,6 +24,8 @@ export interface LabelledWrite {
 export interface FencedWriteResult {
   readonly written: string[];
   readonly conflicts: string[];
+  /** Writes DynamoDB refused for themselves (e.g. an item over 400 KB), each alone, with the error. */
+  readonly failed?: { label: string; error: string }[];
 }
 
 export class LeaseLostError extends Error {
@@ -74,7 +76,10 @@ export const writeFenced = async (
 ): Promise<FencedWriteResult> => {
   const written: string[] = [];
   const conflicts: string[] = [];
-  for (let batch of transactionBatches(writes)) {
+  const refused: { label: string; error: string }[] = [];
+  const pending = transactionBatches(writes);
+  while (pending.length > 0) {
+    let batch = pending.shift()!;
     let contention = 0;
     while (batch.length > 0) {
       try {
@@ -82,6 +87,16 @@ export const writeFenced = async (
         written.push(...batch.map((w) => w.label));
         break;
       } catch (error) {
+        if (refusedForItself(error)) {
+          // One write DynamoDB will never take must not sink the others: halve until it is alone, then skip it.
+          if (batch.length === 1) refused.push({ label: batch[0]!.label, error: (error as Error).message });
+          else
+            pending.unshift(
+              batch.slice(0, Math.ceil(batch.length / 2)),
+              batch.slice(Math.ceil(batch.length / 2)),
+            );
+          break;
+        }
         const reasons = cancellationCodes(error);
         if (!reasons) throw error;
         if (reasons[0] === 'ConditionalCheckFailed') {
@@ -107,7 +122,15 @@ export const writeFenced = async (
       }
     }
   }
-  return { written, conflicts };
+  return { written, conflicts, ...(refused.length > 0 ? { failed: refused } : {}) };
+};
+
+/** A request DynamoDB rejects for what it contains (size limits, validation), not for contention or conditions. */
+const refusedForItself = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'ValidationException') return true;
+  const codes = cancellationCodes(error);
+  return codes !== undefined && codes.includes('ValidationError');
 };
 
 /** Per-item cancellation codes of a cancelled transaction (`None` for items that were fine), else undefined. */
