@@ -122,7 +122,12 @@ export class HostAgent {
     this.logger = deps.logger ?? silentLogger;
     this.launcher = deps.launcher ?? processLauncher;
     this.checkpoints = deps.checkpoints ?? localCheckpointCatalog;
-    this.buffer = new TelemetryBuffer(deps.telemetry, this.logger);
+    this.buffer = new TelemetryBuffer(
+      deps.telemetry,
+      this.logger,
+      undefined,
+      join(deps.stateDir, 'telemetry-outbox.json'),
+    );
     this.statePath = join(deps.stateDir, 'agent-state.json');
     this.logDir = join(deps.stateDir, 'logs');
     this.reconciler = this.newReconciler();

@@ -302,7 +302,9 @@ const hostWritesFor = (
   clock: RoundClock,
 ): LabelledWrite[] => {
   const writes: LabelledWrite[] = pre.hostChanges.map((c) =>
-    deps.hosts.roundWrite(c.hostId, c.changes, c.expectedGeneration),
+    c.desired
+      ? deps.hosts.desiredWrite(c.hostId, c.desired, c.expectedGeneration, c.changes)
+      : deps.hosts.roundWrite(c.hostId, c.changes, c.expectedGeneration),
   );
   const desired = new Map(desiredUpdates(pre.hosts, workers).map((u) => [u.hostId, u]));
   for (const host of pre.hosts) {

@@ -310,6 +310,15 @@ describe('Reconciler', () => {
     assert.deepEqual(reconciler.reconcile(16), [{ kind: 'release', jobId: 'job-2' }]);
   });
 
+  test('a stop order (the control plane gave this host up) stops every job and starts none', () => {
+    const reconciler = new Reconciler(CONFIG, catalog());
+    started(reconciler, [desiredJob(1, 1)]);
+    reconciler.applyDesired({ ...desired([desiredJob(1, 1)], 2), stop: true });
+    assert.deepEqual(signals(reconciler.reconcile(10)), ['SIGUSR2 job-1/g1/a1/r0']);
+    reconciler.handleExit('job-1/g1/a1/r0', { code: 75, signal: null }, 11);
+    assert.deepEqual(spawns(reconciler.reconcile(12)), [], 'nothing runs on a host that was given up');
+  });
+
   test('Spot evacuation: stop everything before the deadline and start nothing afterwards', () => {
     const reconciler = new Reconciler({ ...CONFIG, checkpointTimeoutMs: 60_000 }, catalog());
     started(reconciler, [desiredJob(1, 1), desiredJob(1, 1, { jobId: 'job-2' })]);
