@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createIngestHandler } from '../../functions/ingest/handler.ts';
+import { encodeCursor } from '../../lib/aws/dynamo/pagination.ts';
 import { REJECTION_REASON_ATTRIBUTE } from '../../lib/aws/sqs/dead-letter.ts';
 import { sqsEvent } from '../../lib/local/runner/index.ts';
 import { MAX_JOB_SPEC_BYTES } from '../../lib/protocol/job-spec.ts';
@@ -210,6 +211,15 @@ describe('API reads and cancel', () => {
     });
     assert.equal(badToken.status, 400);
     assert.equal(badToken.body.issues[0].field, 'nextToken');
+    // A well-formed cursor that names no key of this listing: DynamoDB refuses it, the caller gets a 400.
+    const forged = await callApi(cp, {
+      method: 'GET',
+      resource: '/jobs',
+      query: { nextToken: encodeCursor({ jobId: 'job-x', tenant: 'mallory' })! },
+      principal: 'carol',
+    });
+    assert.equal(forged.status, 400, JSON.stringify(forged.body));
+    assert.equal(forged.body.issues[0].field, 'nextToken');
   });
 
   test('another tenant’s job is not found; a malformed id is a 400', async () => {
@@ -262,6 +272,8 @@ describe('API reads and cancel', () => {
     assert.equal(body.round, 0);
     assert.deepEqual(body.hosts, []);
     assert.ok(body.jobs.queued >= 1);
+    const stranger = await callApi(cp, { method: 'GET', resource: '/cluster', principal: 'zed' });
+    assert.deepEqual(stranger.body.jobs, {}, 'another tenant sees no one else’s job counts');
   });
 });
 

@@ -126,11 +126,20 @@ const endedOnHost = (
   if (!job.allocation || (job.status !== 'running' && job.status !== 'checkpointing')) return undefined;
   for (const slice of job.allocation.slices) {
     const host = hosts.get(slice.hostId);
-    const actual = host?.actual?.jobs.find((j) => j.jobId === job.jobId && j.jobGeneration === job.jobGeneration);
+    const actual = host?.actual?.jobs.find(
+      (j) => j.jobId === job.jobId && j.jobGeneration === job.jobGeneration,
+    );
     if (actual?.phase === 'finished') {
       const c = terminate(job, 'finished', `host ${slice.hostId} reports it finished`, clock);
-      const progress = Math.max(job.progress, Math.min(job.spec.iterations, actual.step ?? job.spec.iterations));
-      return { ...c, changes: { ...c.changes, set: { ...c.changes.set, progress } }, next: { ...c.next, progress } };
+      const progress = Math.max(
+        job.progress,
+        Math.min(job.spec.iterations, actual.step ?? job.spec.iterations),
+      );
+      return {
+        ...c,
+        changes: { ...c.changes, set: { ...c.changes.set, progress } },
+        next: { ...c.next, progress },
+      };
     }
     if (actual?.phase === 'failed')
       return terminate(
