@@ -240,33 +240,23 @@ export class TelemetryApplier {
       }
       const state: HostItem['state'] = unsupported
         ? 'unsupported'
-        : host?.state === 'draining'
+        : host.state === 'draining'
           ? 'draining'
           : 'active';
-      const changed = host?.state !== state;
-      const written = host
-        ? await this.deps.hosts.update(
-            message.hostId,
-            {
-              set: {
-                ...fields,
-                state,
-                ...(changed ? { stateChangedAt: now } : {}),
-                ...(unsupported ? { stateReason: unsupported } : {}),
-              },
-            },
-            { onlyInStates: [host.state] },
-          )
-        : (await this.deps.hosts.createIfAbsent({
-              hostId: message.hostId,
-              state,
-              stateChangedAt: now,
-              desiredGeneration: 0,
-              ...fields,
-              ...(unsupported ? { stateReason: unsupported } : {}),
-            }))
-          ? true
-          : undefined;
+      const changed = host.state !== state;
+      // Only an existing (fleet-recorded) host is updated: registration never creates a host.
+      const written = await this.deps.hosts.update(
+        message.hostId,
+        {
+          set: {
+            ...fields,
+            state,
+            ...(changed ? { stateChangedAt: now } : {}),
+            ...(unsupported ? { stateReason: unsupported } : {}),
+          },
+        },
+        { onlyInStates: [host.state] },
+      );
       if (written) {
         if (unsupported)
           this.deps.log.error('host registered with GPUs the scheduler does not know', {
