@@ -5,9 +5,11 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { validateDesiredState } from '../../lib/protocol/desired-state.ts';
+import type { HeartbeatMessage, HostTopology, TelemetryMessage } from '../../lib/protocol/telemetry.ts';
+import { buildWorkerEnv, EXIT_CHECKPOINTED, parseReportLine } from '../../lib/protocol/worker-protocol.ts';
 import { type CheckpointCatalog, localCheckpointCatalog } from './checkpoint-catalog.ts';
 import { type Clock, systemClock } from './clock.ts';
-import { validateDesiredState } from './desired-state.ts';
 import type { GpuDiscovery, GpuSample } from './discovery/gpus.ts';
 import type { SpotNotice } from './discovery/imds.ts';
 import { errorMessage, type Logger, silentLogger } from './logger.ts';
@@ -18,8 +20,6 @@ import { processLauncher, type WorkerHandle, type WorkerLauncher } from './proce
 import { type Effect, Reconciler, type WorkerExit } from './reconciler.ts';
 import { type PersistedProcess, readStateFile, writeStateFile } from './state-file.ts';
 import { TelemetryBuffer } from './telemetry-buffer.ts';
-import type { HeartbeatMessage, HostTopology, TelemetryMessage } from './telemetry-messages.ts';
-import { buildWorkerEnv, EXIT_CHECKPOINTED, parseReportLine } from './worker-protocol.ts';
 
 export const AGENT_VERSION = '0.1.0';
 
@@ -122,7 +122,12 @@ export class HostAgent {
     this.logger = deps.logger ?? silentLogger;
     this.launcher = deps.launcher ?? processLauncher;
     this.checkpoints = deps.checkpoints ?? localCheckpointCatalog;
-    this.buffer = new TelemetryBuffer(deps.telemetry, this.logger);
+    this.buffer = new TelemetryBuffer(
+      deps.telemetry,
+      this.logger,
+      undefined,
+      join(deps.stateDir, 'telemetry-outbox.json'),
+    );
     this.statePath = join(deps.stateDir, 'agent-state.json');
     this.logDir = join(deps.stateDir, 'logs');
     this.reconciler = this.newReconciler();
@@ -157,7 +162,7 @@ export class HostAgent {
     this.push({
       type: 'register',
       hostId: this.deps.hostId,
-      at: this.clock.now(),
+      at: this.clock.now() / 1000,
       ...this.deps.identity,
       gpus: this.gpus.map(({ index, uuid, name, memoryTotalMiB }) => ({ index, uuid, name, memoryTotalMiB })),
       topology: this.deps.topology,
@@ -267,7 +272,7 @@ export class HostAgent {
     this.push({
       type: 'desiredStateRejected',
       hostId: this.deps.hostId,
-      at: this.clock.now(),
+      at: this.clock.now() / 1000,
       generation,
       issues,
     });
@@ -300,7 +305,7 @@ export class HostAgent {
     this.push({
       type: 'heartbeat',
       hostId: this.deps.hostId,
-      at: this.clock.now(),
+      at: this.clock.now() / 1000,
       appliedGeneration: this.reconciler.appliedGeneration,
       draining: this.reconciler.draining,
       evacuating: this.reconciler.evacuation?.reason ?? null,
@@ -337,14 +342,14 @@ export class HostAgent {
     if (!evacuation || this.evacuationReported || !this.reconciler.isQuiescent()) return;
     this.evacuationReported = true;
     const checkpoints = this.reconciler.evacuationSummary();
-    const at = this.clock.now();
+    const at = this.clock.now() / 1000;
     if (evacuation.reason === 'spot') {
       this.push({
         type: 'spotInterruption',
         hostId: this.deps.hostId,
         at,
         action: this.spotNotice?.action ?? 'unknown',
-        noticeTime: this.spotNotice?.time ?? null,
+        noticeTime: this.spotNotice?.time != null ? this.spotNotice.time / 1000 : null,
         checkpoints,
       });
     } else {
@@ -385,7 +390,7 @@ export class HostAgent {
     try {
       handle = this.launcher.launch({
         ref: effect.ref,
-        command: effect.worker.command,
+        command: effect.job.command,
         env: buildWorkerEnv(effect.job, effect.worker, effect.resumeStep, this.deps.workerEnv ?? process.env),
         stdoutPath,
         stderrPath,

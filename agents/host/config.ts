@@ -7,7 +7,14 @@ import { Command, CommanderError } from 'commander';
 import type { AgentTimings } from './agent.ts';
 
 export type DesiredStateConfig =
-  | { kind: 'dynamodb'; table: string; keyAttribute: string; desiredAttribute: string }
+  | {
+      kind: 'dynamodb';
+      table: string;
+      keyAttribute: string;
+      desiredAttribute: string;
+      /** Key value of the item to read; null = the host id. On EC2, the instance ARN (least privilege). */
+      key: string | null;
+    }
   | { kind: 'file'; path: string };
 export type TelemetryConfig =
   | { kind: 'sqs'; queueUrl: string }
@@ -71,6 +78,11 @@ const SETTINGS = {
     'hosts-key-attribute',
     'HOSTS_KEY_ATTRIBUTE',
     'partition key of the Hosts table (default hostId)',
+  ),
+  desiredKey: s(
+    'desired-key',
+    'DESIRED_KEY',
+    'key of the item holding the desired state (default the host id; on EC2 the instance ARN, the only key its role may read)',
   ),
   desiredAttribute: s(
     'desired-attribute',
@@ -189,6 +201,7 @@ export function parseAgentConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     desired,
     read(SETTINGS.keyAttribute)?.value,
     read(SETTINGS.desiredAttribute)?.value,
+    read(SETTINGS.desiredKey)?.value,
   );
 
   const telemetrySetting = read(SETTINGS.telemetry);
@@ -263,10 +276,11 @@ function parseDesiredState(
   setting: { value: string; source: string },
   keyAttribute = 'hostId',
   desiredAttribute = 'desired',
+  key: string | null = null,
 ): DesiredStateConfig {
   const [kind, ...rest] = setting.value.split(':');
   const target = rest.join(':');
-  if (kind === 'dynamodb' && target) return { kind, table: target, keyAttribute, desiredAttribute };
+  if (kind === 'dynamodb' && target) return { kind, table: target, keyAttribute, desiredAttribute, key };
   if (kind === 'file' && target) return { kind, path: target };
   throw new ConfigError(`${setting.source}: "${setting.value}" must be dynamodb:<table> or file:<path>`);
 }

@@ -8,6 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { HostTopology } from '../../lib/protocol/telemetry.ts';
 import { type AgentDependencies, HostAgent, type HostIdentity } from './agent.ts';
 import { type AgentConfig, agentCommand, ConfigError, parseAgentConfig } from './config.ts';
 import type { GpuDiscovery } from './discovery/gpus.ts';
@@ -20,7 +21,6 @@ import { type DesiredStateSource, FileDesiredStateSource } from './ports/desired
 import { DynamoDbDesiredStateSource } from './ports/dynamodb-desired-state-source.ts';
 import { SqsTelemetrySink } from './ports/sqs-telemetry-sink.ts';
 import { JsonLinesTelemetrySink, type TelemetrySink } from './ports/telemetry-sink.ts';
-import type { HostTopology } from './telemetry-messages.ts';
 
 const IDENTITY_ATTEMPTS = 5;
 
@@ -58,7 +58,7 @@ function desiredStateSource(config: AgentConfig, hostId: string): DesiredStateSo
   if (desired.kind === 'file') return new FileDesiredStateSource(desired.path);
   return new DynamoDbDesiredStateSource(DynamoDBDocumentClient.from(new DynamoDBClient(config.aws)), {
     tableName: desired.table,
-    hostId,
+    hostId: desired.key ?? hostId,
     keyAttribute: desired.keyAttribute,
     desiredAttribute: desired.desiredAttribute,
   });

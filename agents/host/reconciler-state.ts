@@ -3,21 +3,8 @@
  * restarted agent can pick up where the previous one stopped. Validated on load.
  */
 import { z } from 'zod';
-import { desiredWorkerSchema } from './desired-state.ts';
-import { jobPhaseSchema, stopReasonSchema } from './telemetry-messages.ts';
-
-const desiredJobSchema = z.object({
-  jobId: z.string(),
-  jobGeneration: z.int(),
-  worldSize: z.int(),
-  maxP: z.int().optional(),
-  totalSteps: z.int(),
-  checkpointUri: z.string(),
-  resumeStep: z.int(),
-  masterAddr: z.string(),
-  masterPort: z.int(),
-  workers: z.array(desiredWorkerSchema),
-});
+import { desiredJobSchema } from '../../lib/protocol/desired-state.ts';
+import { jobPhaseSchema, stopReasonSchema } from '../../lib/protocol/telemetry.ts';
 
 export const workerSlotSchema = z.object({
   /** Unique per incarnation: `<jobId>/g<generation>/a<attempt>/r<localRank>`. */

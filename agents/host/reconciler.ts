@@ -11,9 +11,17 @@
  * A new generation is started only from `stopped`, i.e. once every worker of the previous one has
  * exited: two generations of a job never run at once on this host.
  */
+
+import type { DesiredJob, DesiredState, DesiredWorker } from '../../lib/protocol/desired-state.ts';
+import type {
+  JobCheckpointSummary,
+  JobPhase,
+  StopReason,
+  TelemetryMessage,
+} from '../../lib/protocol/telemetry.ts';
+import { classifyExit, type WorkerReport } from '../../lib/protocol/worker-protocol.ts';
 import type { CheckpointCatalog } from './checkpoint-catalog.ts';
 import { crashBackoffMs } from './crash-backoff.ts';
-import type { DesiredJob, DesiredState, DesiredWorker } from './desired-state.ts';
 import { ProgressWindow } from './progress-window.ts';
 import {
   emptyReconcilerState,
@@ -23,8 +31,6 @@ import {
   type WorkerSlot,
 } from './reconciler-state.ts';
 import { resolveResumeStep } from './resume-step.ts';
-import type { JobCheckpointSummary, JobPhase, StopReason, TelemetryMessage } from './telemetry-messages.ts';
-import { classifyExit, type WorkerReport } from './worker-protocol.ts';
 
 export interface ReconcilerConfig {
   hostId: string;
@@ -463,7 +469,7 @@ export class Reconciler {
           crashes: job.crashes,
           exitCode: job.lastCrash?.exitCode ?? null,
           signal: job.lastCrash?.signal ?? null,
-          backoffMs,
+          backoffSeconds: backoffMs / 1000,
         }),
       );
       return;
@@ -529,7 +535,7 @@ export class Reconciler {
   private effectiveJobs(): Map<string, DesiredJob> | null {
     if (this.state.evacuation) return new Map();
     if (!this.desired) return null;
-    if (this.desired.drain) return new Map();
+    if (this.desired.drain || this.desired.stop) return new Map();
     return new Map(this.desired.jobs.map((job) => [job.jobId, job]));
   }
 
@@ -609,7 +615,7 @@ export class Reconciler {
   private telemetry(now: number, body: MessageBody): Effect {
     return {
       kind: 'telemetry',
-      message: { ...body, hostId: this.config.hostId, at: now } as TelemetryMessage,
+      message: { ...body, hostId: this.config.hostId, at: now / 1000 } as TelemetryMessage,
     };
   }
 }

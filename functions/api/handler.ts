@@ -11,7 +11,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ENV } from '../../lib/aws/environment.ts';
 import { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
 import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/function-deps.ts';
-import { route } from './routes.ts';
+import { isThrottling, route, throttled } from './routes.ts';
 
 export const createApiHandler = (options: HandlerOptions) => {
   const deps = functionDeps('api', options);
@@ -26,7 +26,16 @@ export const createApiHandler = (options: HandlerOptions) => {
         logger: (error) => deps.logger.error('request failed', { error: String(error) }),
       }),
     )
-    .handler((event) => route({ ...deps, schedulerEvents }, event));
+    .handler(async (event) => {
+      try {
+        return await route({ ...deps, schedulerEvents }, event);
+      } catch (error) {
+        if (!isThrottling(error)) throw error;
+        deps.logger.warn('throttled; answered 503 with Retry-After', { error: String(error) });
+        deps.metrics.addMetric('ApiThrottled', 'Count', 1);
+        return throttled();
+      }
+    });
 };
 
 export const handler = lazyHandler(() => createApiHandler({ env: process.env }));

@@ -11,7 +11,7 @@ import type { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
 import { ClientTokenConflictError, submitJob } from '../../lib/aws/submit-job.ts';
 import { RETENTION } from '../../lib/aws/tables.ts';
 import { isTerminal, JOB_STATUSES, type JobStatus } from '../../lib/core/model/job.ts';
-import { type JobSpecIssue, parseJobSpecJson } from '../../lib/schema/job-spec.ts';
+import { type JobSpecIssue, parseJobSpecJson } from '../../lib/protocol/job-spec.ts';
 import type { FunctionDeps } from '../shared/function-deps.ts';
 import { detailsLogger } from '../shared/observability.ts';
 import { hostView, jobView } from './views.ts';
@@ -60,7 +60,7 @@ export const route = async (deps: ApiDeps, event: APIGatewayProxyEvent): Promise
     case 'DELETE /jobs/{id}':
       return withJobId(event, (jobId) => cancel(deps, jobId, tenant));
     case 'GET /cluster':
-      return cluster(deps);
+      return cluster(deps, tenant);
     default:
       return json(404, { error: 'NotFound', message: `no route ${key}` });
   }
@@ -137,7 +137,11 @@ const list = async (deps: ApiDeps, event: APIGatewayProxyEvent, tenant: string) 
       ...(page.nextToken ? { nextToken: page.nextToken } : {}),
     });
   } catch (error) {
-    if (error instanceof InvalidCursorError)
+    // A cursor that decodes but names no key of this listing (forged, or another listing's): DynamoDB refuses it.
+    if (
+      error instanceof InvalidCursorError ||
+      (query.nextToken && (error as Error).name === 'ValidationException')
+    )
       return badRequest([{ field: 'nextToken', rule: 'must be a token returned by a previous page' }]);
     throw error;
   }
@@ -191,14 +195,15 @@ const cancel = async (deps: ApiDeps, jobId: string, tenant: string) => {
   return json(409, { error: 'Conflict', message: `job ${jobId} kept changing; try again` });
 };
 
-const cluster = async (deps: ApiDeps) => {
+/** The cluster as one tenant sees it: every host, but only its own jobs counted. */
+const cluster = async (deps: ApiDeps, tenant: string) => {
   const [hosts, jobs, state] = await Promise.all([
     deps.hosts.listByStates(['pending', 'active', 'draining']),
     deps.jobs.listByStatuses(ACTIVE_JOB_STATUSES),
     deps.state.loadState(),
   ]);
   const counts: Record<string, number> = {};
-  for (const job of jobs.items) counts[job.status] = (counts[job.status] ?? 0) + 1;
+  for (const job of jobs.items) if (job.tenant === tenant) counts[job.status] = (counts[job.status] ?? 0) + 1;
   const views = hosts.items.map(hostView);
   return json(200, {
     round: state.state.round,
@@ -211,3 +216,30 @@ const cluster = async (deps: ApiDeps) => {
     jobs: counts,
   });
 };
+
+/** Errors that mean AWS is throttling us: the caller should retry later, it did nothing wrong. */
+const THROTTLING = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'Throttling',
+]);
+
+export const isThrottling = (error: unknown): boolean =>
+  error instanceof Error &&
+  (THROTTLING.has(error.name) ||
+    (error as { $retryable?: { throttling?: boolean } }).$retryable?.throttling === true);
+
+/** Seconds a throttled caller is asked to wait. */
+export const RETRY_AFTER_SECONDS = 2;
+
+/** 503 with Retry-After for throttling (after the SDK's own retries), so clients back off instead of seeing 500. */
+export const throttled = (): APIGatewayProxyResult => ({
+  statusCode: 503,
+  headers: { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS) },
+  body: JSON.stringify({
+    error: 'ServiceUnavailable',
+    message: `the service is throttled; retry after ${RETRY_AFTER_SECONDS} s`,
+  }),
+});

@@ -44,7 +44,8 @@ export const jobView = (job: JobItem) => ({
 
 export const hostView = (host: HostItem) => {
   const busy = new Set<number>();
-  for (const worker of host.desired?.workers ?? []) for (const gpu of worker.gpuIndices) busy.add(gpu);
+  for (const job of host.desired?.jobs ?? [])
+    for (const worker of job.workers) for (const gpu of worker.gpuIndices) busy.add(gpu);
   return {
     hostId: host.hostId,
     state: host.state,

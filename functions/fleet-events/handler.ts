@@ -14,7 +14,7 @@ import {
   fleetEventSchema,
 } from '../../lib/aws/fleet-events/apply-fleet-event.ts';
 import { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
-import { formatZodIssues } from '../../lib/schema/format.ts';
+import { formatZodIssues } from '../../lib/protocol/format.ts';
 import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/function-deps.ts';
 import { detailsLogger } from '../shared/observability.ts';
 

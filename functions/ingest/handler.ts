@@ -14,7 +14,7 @@ import { ENV } from '../../lib/aws/environment.ts';
 import { DeadLetterQueue } from '../../lib/aws/sqs/dead-letter.ts';
 import { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
 import { ClientTokenConflictError, submitJob } from '../../lib/aws/submit-job.ts';
-import { formatJobSpecIssues, parseJobSpecJson } from '../../lib/schema/job-spec.ts';
+import { formatJobSpecIssues, parseJobSpecJson } from '../../lib/protocol/job-spec.ts';
 import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/function-deps.ts';
 import { detailsLogger } from '../shared/observability.ts';
 

@@ -54,7 +54,7 @@ export const functionDeps = <K extends FunctionKind>(kind: K, options: HandlerOp
     clock: options.clock ?? Date.now,
     ...observability,
     jobs: new JobsRepository(clients.dynamodb, names.jobs),
-    hosts: new HostsRepository(clients.dynamodb, names.hosts),
+    hosts: new HostsRepository(clients.dynamodb, names.hosts, names.hostArnPrefix),
     profiles: new ProfilesRepository(clients.dynamodb, names.profiles),
     state: new SchedulerStateRepository(clients.dynamodb, names.state),
   };

@@ -1,24 +1,28 @@
 /**
- * The telemetry function: agent reports from the `telemetry` queue, validated with the agent's own zod schemas.
- * A batch is coalesced (newest heartbeat per host, furthest progress per job) into one write each; a failed write
- * fails exactly the records it served (partial batch response). Malformed messages go to the DLQ with the reason.
+ * The telemetry function: agent reports from the `telemetry` queue, validated with the protocol's zod schemas and
+ * bound to their sender: a report counts only for the host whose instance role sent it (SQS `SenderId`), and a
+ * host may speak only about jobs placed on it. A batch is coalesced (newest heartbeat per host, furthest progress
+ * per job) into one write each; a failed write fails exactly the records it served (partial batch response).
+ * Malformed and rejected messages go to the DLQ with the reason, counted in `InvalidTelemetry` and
+ * `RejectedTelemetry`.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { telemetryMessageSchema } from '../../agents/host/telemetry-messages.ts';
 import { ENV } from '../../lib/aws/environment.ts';
 import { DeadLetterQueue } from '../../lib/aws/sqs/dead-letter.ts';
 import { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
 import { TelemetryApplier } from '../../lib/aws/telemetry/apply-telemetry.ts';
 import { coalesceTelemetry, type Received } from '../../lib/aws/telemetry/coalesce.ts';
-import { formatZodIssues } from '../../lib/schema/format.ts';
+import { RejectedClaimError, senderMismatch } from '../../lib/aws/telemetry/sender.ts';
+import { formatZodIssues } from '../../lib/protocol/format.ts';
+import { telemetryMessageSchema } from '../../lib/protocol/telemetry.ts';
 import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/function-deps.ts';
 import { detailsLogger } from '../shared/observability.ts';
 
-type Parsed = { ok: true; received: Received } | { ok: false; reason: string };
+type Parsed = { ok: true; received: Received } | { ok: false; reason: string; forged?: boolean };
 
 const parseRecord = (record: SQSRecord): Parsed => {
   let value: unknown;
@@ -29,6 +33,8 @@ const parseRecord = (record: SQSRecord): Parsed => {
   }
   const parsed = telemetryMessageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, reason: formatZodIssues(parsed.error.issues).trim() };
+  const mismatch = senderMismatch(record.attributes?.SenderId, parsed.data.hostId);
+  if (mismatch) return { ok: false, reason: mismatch, forged: true };
   return { ok: true, received: { recordId: record.messageId, message: parsed.data } };
 };
 
@@ -57,21 +63,27 @@ export const createTelemetryHandler = (options: HandlerOptions) => {
         event,
         async (record: SQSRecord) => {
           const result = parsed.get(record.messageId)!;
-          if (!result.ok) {
+          const failure = failures.get(record.messageId);
+          const rejection = !result.ok
+            ? result
+            : failure instanceof RejectedClaimError
+              ? { reason: failure.message, forged: true }
+              : undefined;
+          if (rejection) {
             deps.logger.warn('rejected a telemetry message', {
               messageId: record.messageId,
-              reason: result.reason,
+              senderId: record.attributes?.SenderId,
+              reason: rejection.reason,
             });
-            deps.metrics.addMetric('InvalidTelemetry', 'Count', 1);
+            deps.metrics.addMetric(rejection.forged ? 'RejectedTelemetry' : 'InvalidTelemetry', 'Count', 1);
             await deadLetters.send({
               body: record.body,
-              reason: result.reason,
+              reason: rejection.reason,
               sourceMessageId: record.messageId,
               sourceQueueArn: record.eventSourceARN,
             });
             return;
           }
-          const failure = failures.get(record.messageId);
           if (failure) throw failure;
         },
         processor,

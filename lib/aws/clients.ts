@@ -26,8 +26,15 @@ export const clientOptionsFromEnv = (env: Env): ClientOptions => ({
   ...(env[ENV.endpoint] ? { endpoint: env[ENV.endpoint] } : {}),
 });
 
+/**
+ * Throttling is retried by the SDK with jittered exponential back-off; more attempts than the default 3, so a
+ * burst of throttled calls slows a round down instead of failing it (adaptive mode also rate-limits the client).
+ */
+export const RETRY = { maxAttempts: 8, retryMode: 'adaptive' } as const;
+
 export const createAwsClients = (options: ClientOptions = {}): AwsClients => {
   const common = {
+    ...RETRY,
     ...(options.region ? { region: options.region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),

@@ -3,7 +3,7 @@
  * so the stack and the handlers cannot drift apart. Each function gets only the variables it needs.
  */
 import { z } from 'zod';
-import { formatZodIssues } from '../schema/format.ts';
+import { formatZodIssues } from '../protocol/format.ts';
 import { fleetConfigSchema } from './fleet/fleet-config.ts';
 
 export const ENV = {
@@ -25,6 +25,8 @@ export const ENV = {
   /** Set only locally: the AWS-compatible endpoint every client talks to. */
   endpoint: 'AWS_ENDPOINT_URL',
   region: 'AWS_REGION',
+  /** `arn:<partition>:ec2:<region>:<account>:instance/`: keys of the hosts' desired-state copies (least privilege). */
+  hostArnPrefix: 'TESSERA_HOST_ARN_PREFIX',
 } as const;
 
 export const FUNCTION_KINDS = ['api', 'ingest', 'round', 'telemetry', 'fleet-events'] as const;
@@ -37,6 +39,7 @@ const required = z.string().min(1, 'must be set');
 const tables = {
   [ENV.jobsTable]: required,
   [ENV.hostsTable]: required,
+  [ENV.hostArnPrefix]: z.string().optional(),
   [ENV.profilesTable]: required,
   [ENV.stateTable]: required,
 };
@@ -110,6 +113,7 @@ export const readFunctionEnv = <K extends FunctionKind>(kind: K, env: Env): Func
 export interface TableNames {
   readonly jobs: string;
   readonly hosts: string;
+  readonly hostArnPrefix?: string;
   readonly profiles: string;
   readonly state: string;
 }
@@ -117,6 +121,7 @@ export interface TableNames {
 export const tableNames = (env: Record<string, unknown>): TableNames => ({
   jobs: String(env[ENV.jobsTable]),
   hosts: String(env[ENV.hostsTable]),
+  ...(typeof env[ENV.hostArnPrefix] === 'string' ? { hostArnPrefix: env[ENV.hostArnPrefix] as string } : {}),
   profiles: String(env[ENV.profilesTable]),
   state: String(env[ENV.stateTable]),
 });

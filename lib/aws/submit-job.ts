@@ -5,7 +5,7 @@
  * token reused for a different spec is refused.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { type JobSpecDocument, jobSpecFingerprint, toJobLaunch, toJobSpec } from '../schema/job-spec.ts';
+import { type JobSpecDocument, jobSpecFingerprint, toJobLaunch, toJobSpec } from '../protocol/job-spec.ts';
 import type { JobItem } from './items/job-item.ts';
 import type { JobsRepository } from './repositories/jobs-repository.ts';
 import type { SchedulerEvents } from './sqs/scheduler-events.ts';

@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveGpuTypeId } from '../core/catalog/gpus.ts';
 import type { Cluster } from '../core/model/cluster.ts';
-import { formatZodIssues } from '../schema/format.ts';
+import { formatZodIssues } from '../protocol/format.ts';
 import { clusterSpecSchema, expandCluster } from './spec.ts';
 
 const PRESET_DIR = join(dirname(fileURLToPath(import.meta.url)), 'presets');

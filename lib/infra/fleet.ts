@@ -4,10 +4,11 @@
  * logs, and per GPU family an instance role, instance profile and launch template (Deep Learning AMI with the
  * NVIDIA driver, IMDSv2 only, encrypted root volume, the host agent installed by user data).
  *
- * Instance role: GetItem on the Hosts table limited to the `hostId` and `desired` attributes, SendMessage to the
- * telemetry queue, DescribeInstanceTopology, and objects under `checkpoints/` plus reading `agent/`. IAM cannot
- * tie a DynamoDB key to the calling instance's id, so a host could read another host's desired state (never write
- * it); desired states hold no secrets.
+ * Instance role: GetItem on the Hosts table only for the item keyed by its own instance ARN
+ * (`dynamodb:LeadingKeys` = `${ec2:SourceInstanceARN}`: the copy of its desired state the control plane writes
+ * there) and only its `hostId` and `desired` attributes; SendMessage to the telemetry queue; DescribeInstanceTopology;
+ * objects under `checkpoints/` plus reading `agent/`. IAM has no condition naming the jobs placed on an instance,
+ * so checkpoint access is per bucket prefix, not per job (docs/deploy.md).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -99,6 +100,7 @@ export class TesseraFleet extends Construct {
       HOSTS_TABLE: props.hosts.tableName,
       TELEMETRY_QUEUE_URL: props.telemetry.queueUrl,
       AWS_REGION: Stack.of(this).region,
+      HOST_ARN_PREFIX: hostArnPrefix(this),
     });
     const image = MachineImage.fromSsmParameter(GPU_AMI_PARAMETER);
     this.families = props.instanceFamilies.map((family) => {
@@ -153,14 +155,26 @@ export const renderUserData = (template: string, values: Readonly<Record<string,
   return rendered;
 };
 
+/** `arn:<partition>:ec2:<region>:<account>:instance/`: + instance id = the key of a host's desired-state copy. */
+export const hostArnPrefix = (scope: Construct): string => {
+  const stack = Stack.of(scope);
+  return `arn:${stack.partition}:ec2:${stack.region}:${stack.account}:instance/`;
+};
+
+/** The IAM policy variable naming the calling instance (set for requests signed with instance role credentials). */
+export const SOURCE_INSTANCE_ARN = '${ec2:SourceInstanceARN}';
+
 const grantHostPermissions = (role: Role, props: TesseraFleetProps) => {
   role.addToPolicy(
     new PolicyStatement({
-      sid: 'ReadDesiredState',
+      sid: 'ReadOwnDesiredState',
       actions: ['dynamodb:GetItem'],
       resources: [props.hosts.tableArn],
       conditions: {
-        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['hostId', 'desired'] },
+        'ForAllValues:StringEquals': {
+          'dynamodb:LeadingKeys': [SOURCE_INSTANCE_ARN],
+          'dynamodb:Attributes': ['hostId', 'desired'],
+        },
         StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
       },
     }),

@@ -19,7 +19,7 @@ import { HOSTS_TABLE, JOBS_TABLE } from '../aws/tables.ts';
 import { resolveDataDir } from '../data/data-dir.ts';
 import { TesseraAlarms } from './alarms.ts';
 import { TesseraApi } from './api.ts';
-import { TesseraFleet } from './fleet.ts';
+import { hostArnPrefix, TesseraFleet } from './fleet.ts';
 import { FUNCTION_SETTINGS, TesseraFunctions } from './functions.ts';
 import { applyNagSuppressions } from './nag-suppressions.ts';
 import { instanceTypesOf, type TesseraSettings } from './props.ts';
@@ -78,6 +78,7 @@ export class TesseraStack extends Stack {
     const tableEnv = {
       [ENV.jobsTable]: t.jobs.tableName,
       [ENV.hostsTable]: t.hosts.tableName,
+      [ENV.hostArnPrefix]: hostArnPrefix(this),
       [ENV.profilesTable]: t.profiles.tableName,
       [ENV.stateTable]: t.schedulerState.tableName,
     };
@@ -250,12 +251,8 @@ export class TesseraStack extends Stack {
 
     // telemetry
     allow(fns.telemetry, 'Jobs', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [t.jobs.tableArn]);
-    allow(
-      fns.telemetry,
-      'Hosts',
-      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      [t.hosts.tableArn],
-    );
+    // Registration updates hosts the fleet recorded; it never creates one (no PutItem).
+    allow(fns.telemetry, 'Hosts', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [t.hosts.tableArn]);
     allow(fns.telemetry, 'Profiles', ['dynamodb:UpdateItem'], [t.profiles.tableArn]);
     q.schedulerEvents.grantSendMessages(fns.telemetry);
     q.telemetryDlq.grantSendMessages(fns.telemetry);
@@ -263,7 +260,8 @@ export class TesseraStack extends Stack {
     // fleet-events
     const fe = fns['fleet-events'];
     allow(fe, 'Jobs', ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'], [t.jobs.tableArn]);
-    allow(fe, 'Hosts', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [t.hosts.tableArn]);
+    // PutItem: the drain's desired-state copy keyed by the instance ARN, in the same transaction.
+    allow(fe, 'Hosts', ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [t.hosts.tableArn]);
     q.schedulerEvents.grantSendMessages(fe);
   }
 

@@ -104,6 +104,26 @@ describe('api handler', () => {
     assert.equal(sent[1]?.input.MessageGroupId, 'rounds');
   });
 
+  test('throttling (after the SDK retries) is a 503 with Retry-After, never a 500', async () => {
+    const throttle = Object.assign(new Error('Rate of requests exceeds the allowed throughput'), {
+      name: 'ProvisionedThroughputExceededException',
+    });
+    const { clients } = fakeClients(() => throttle);
+    const handler = createApiHandler({ env, clients, ...quiet });
+    const response = (await handler(
+      apiGatewayEvent({
+        method: 'GET',
+        resource: '/jobs/{id}',
+        pathParameters: { id: 'job-1' },
+        principal: 'a',
+      }),
+      context(),
+    )) as APIGatewayProxyResult;
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.headers?.['retry-after'], '2');
+    assert.match(response.body, /throttled; retry after 2 s/);
+  });
+
   test('unsigned requests are refused; unknown routes are 404; failures are a 500 without details', async () => {
     const { clients } = fakeClients(() => new Error('boom: secret table detail'));
     const handler = createApiHandler({ env, clients, ...quiet });
@@ -211,8 +231,18 @@ describe('telemetry handler', () => {
     const response = (await handler(
       sqsEvent(
         [
-          { MessageId: 'a', ReceiptHandle: 'r', Body: JSON.stringify(beat) },
-          { MessageId: 'b', ReceiptHandle: 'r', Body: JSON.stringify({ type: 'heartbeat', hostId: 'h1' }) },
+          {
+            MessageId: 'a',
+            ReceiptHandle: 'r',
+            Body: JSON.stringify(beat),
+            Attributes: { SenderId: 'AROAX:h1' },
+          },
+          {
+            MessageId: 'b',
+            ReceiptHandle: 'r',
+            Body: JSON.stringify({ type: 'heartbeat', hostId: 'h1' }),
+            Attributes: { SenderId: 'AROAX:h1' },
+          },
         ],
         'arn:aws:sqs:us-east-1:0:telemetry',
         'us-east-1',

@@ -8,7 +8,14 @@ import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
 import { SPOT_WARNING, STATE_CHANGE } from '../../lib/aws/fleet-events/apply-fleet-event.ts';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
-import { drainQueue, eventually, jobDocument, register, submit } from './support/fixtures.ts';
+import {
+  drainQueue,
+  eventually,
+  jobDocument,
+  register,
+  submit,
+  telemetryMessages,
+} from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 let cp: ControlPlane;
@@ -31,15 +38,7 @@ const round = () =>
 const telemetry = (...messages: unknown[]) =>
   cp.runner.invoke(
     'telemetry',
-    sqsEvent(
-      messages.map((m, i) => ({
-        MessageId: `m-${Date.now()}-${i}`,
-        ReceiptHandle: 'r',
-        Body: JSON.stringify(m),
-      })),
-      'arn:aws:sqs:us-east-1:000000000000:telemetry',
-      REGION,
-    ),
+    sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:000000000000:telemetry', REGION),
   );
 
 /** Delivers an EC2 event: by the real path locally, directly to the handler elsewhere. */
@@ -97,7 +96,7 @@ describe('fleet events', () => {
 
   test('a Spot warning drains the host and requeues its jobs from their last checkpoint', async () => {
     const [victim, spare] = hosts as [string, string];
-    const jobId = (await cp.hosts.get(victim))!.desired!.workers[0]!.jobId;
+    const jobId = (await cp.hosts.get(victim))!.desired!.jobs[0]!.jobId;
     const before = (await cp.jobs.get(jobId))!;
     await ec2Event(SPOT_WARNING, { 'instance-id': victim, 'instance-action': 'terminate' }, () =>
       cp.local!.ec2.interruptSpot(victim, { noticeMs: 60_000 }),
@@ -126,16 +125,16 @@ describe('fleet events', () => {
     assert.equal(moved?.allocation?.slices[0]?.hostId, spare);
     assert.equal(moved?.resumeStep, 40);
     assert.equal(moved?.jobGeneration, before.jobGeneration + 1);
-    const workers = (await cp.hosts.get(spare))!.desired!.workers;
-    assert.ok(workers.every((w) => w.jobId === jobId && w.resumeStep === 40));
+    const jobs = (await cp.hosts.get(spare))!.desired!.jobs;
+    assert.ok(jobs.length > 0 && jobs.every((j) => j.jobId === jobId && j.resumeStep === 40));
     const drained = await cp.hosts.get(victim);
     assert.equal(drained?.desired?.drain, true);
-    assert.deepEqual(drained?.desired?.workers, [], 'the round also empties the draining host');
+    assert.deepEqual(drained?.desired?.jobs, [], 'the round also empties the draining host');
   });
 
   test('an instance that terminates makes its host lost and requeues its jobs', async () => {
     const spare = hosts[1]!;
-    const jobId = (await cp.hosts.get(spare))!.desired!.workers[0]!.jobId;
+    const jobId = (await cp.hosts.get(spare))!.desired!.jobs[0]!.jobId;
     await ec2Event(STATE_CHANGE, { 'instance-id': spare, state: 'terminated' }, () =>
       cp.clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: [spare] })),
     );

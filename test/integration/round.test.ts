@@ -4,16 +4,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { validateDesiredState } from '../../agents/host/desired-state.ts';
+import { DynamoDbDesiredStateSource } from '../../agents/host/ports/dynamodb-desired-state-source.ts';
 import { createRoundHandler } from '../../functions/round/handler.ts';
-import { LeaseLostError } from '../../lib/aws/dynamo/fenced-writes.ts';
+import { LeaseLostError, writeFenced } from '../../lib/aws/dynamo/fenced-writes.ts';
 import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
 import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
 import { allocationGpuCount } from '../../lib/core/model/plan.ts';
 import { createCompositePerfModel } from '../../lib/core/perf/composite.ts';
 import { getPolicy } from '../../lib/core/policies/index.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
-import { callApi, eventually, jobDocument, register, submit } from './support/fixtures.ts';
+import { validateDesiredState } from '../../lib/protocol/desired-state.ts';
+import {
+  admitHosts,
+  callApi,
+  eventually,
+  jobDocument,
+  register,
+  submit,
+  telemetryMessages,
+} from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 let cp: ControlPlane;
@@ -63,15 +72,7 @@ const round = () =>
 const telemetry = (...messages: unknown[]) =>
   cp.runner.invoke(
     'telemetry',
-    sqsEvent(
-      messages.map((m, i) => ({
-        MessageId: `t-${Date.now()}-${i}`,
-        ReceiptHandle: 'r',
-        Body: JSON.stringify(m),
-      })),
-      'arn:aws:sqs:us-east-1:000000000000:telemetry',
-      REGION,
-    ),
+    sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:000000000000:telemetry', REGION),
   );
 
 describe('lease', () => {
@@ -131,6 +132,7 @@ describe('lease', () => {
 
 describe('placement', () => {
   test('registered hosts get desired states the agent accepts; an unchanged round writes nothing', async () => {
+    await admitHosts(cp, 'host-a', 'host-b');
     await telemetry(register('host-a'), register('host-b'));
     const a = await submit(cp, jobDocument({ clientToken: 'place-a', gpus: 4 }));
     const b = await submit(cp, jobDocument({ clientToken: 'place-b', gpus: 2 }));
@@ -159,7 +161,13 @@ describe('placement', () => {
       });
       assert.ok(check.ok, check.ok ? '' : check.issues.join('; '));
       assert.equal(host.desiredGeneration, host.desired.generation);
-      workers += host.desired.workers.length;
+      for (const job of host.desired.jobs) workers += job.workers.length;
+      // The agent on EC2 reads the copy keyed by its instance ARN (all its role may read): the same document.
+      const copy = await new DynamoDbDesiredStateSource(cp.clients.dynamodb, {
+        tableName: cp.hosts.tableName,
+        hostId: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${hostId}`,
+      }).read();
+      assert.deepEqual(copy, host.desired);
     }
     assert.equal(workers, allocatedGpus, 'one worker per allocated GPU');
     const failed = await cp.jobs.get(impossibleJob);
@@ -174,6 +182,7 @@ describe('placement', () => {
   });
 
   test('a round that crashes between the job and host writes converges in the next round', async () => {
+    await admitHosts(cp, 'host-c');
     await telemetry(register('host-c', 2));
     const { body } = await submit(cp, jobDocument({ clientToken: 'crash', gpus: 2 }));
     crashOnHostWrite = true;
@@ -186,7 +195,7 @@ describe('placement', () => {
     assert.equal(job?.status, 'running', 'the job write happened');
     const hostId = job!.allocation!.slices[0]!.hostId;
     assert.ok(
-      !(await cp.hosts.get(hostId))?.desired?.workers.some((w) => w.jobId === job!.jobId),
+      !(await cp.hosts.get(hostId))?.desired?.jobs.some((j) => j.jobId === job!.jobId),
       'the host write did not',
     );
 
@@ -194,14 +203,14 @@ describe('placement', () => {
     assert.equal(next.outcome, 'completed', 'the crashed round released its lease');
     assert.equal(next.jobWrites, 0, 'the job keeps its placement');
     const host = await cp.hosts.get(hostId);
-    const workers = host?.desired?.workers.filter((w) => w.jobId === job!.jobId) ?? [];
-    assert.equal(workers.length, 2);
-    assert.ok(workers.every((w) => w.jobGeneration === job!.jobGeneration));
+    const placed = host?.desired?.jobs.find((j) => j.jobId === job!.jobId);
+    assert.equal(placed?.workers.length, 2);
+    assert.equal(placed?.jobGeneration, job!.jobGeneration);
     assert.equal((await round()).hostWrites, 0, 'converged: nothing left to write');
   });
 
   test('a cancelled running job is stopped by the next round', async () => {
-    const running = (await cp.hosts.get('host-c'))!.desired!.workers[0]!.jobId;
+    const running = (await cp.hosts.get('host-c'))!.desired!.jobs[0]!.jobId;
     const response = await callApi(cp, {
       method: 'DELETE',
       resource: '/jobs/{id}',
@@ -211,7 +220,7 @@ describe('placement', () => {
     assert.equal(response.body.job.cancelRequested, true);
     await round();
     assert.equal((await cp.jobs.get(running))?.status, 'cancelled');
-    assert.ok(!(await cp.hosts.get('host-c'))?.desired?.workers.some((w) => w.jobId === running));
+    assert.ok(!(await cp.hosts.get('host-c'))?.desired?.jobs.some((j) => j.jobId === running));
   });
 });
 
@@ -223,7 +232,7 @@ describe('fleet', () => {
       jobDocument({ clientToken: 'needs-fleet', gpus: 1, gpuTypes: ['T4'], iterations: 5 }),
     );
     const launchRound = await round();
-    assert.equal(launchRound.launched.length, 1);
+    assert.equal(launchRound.launched.length, 1, JSON.stringify(launchRound));
     const instanceId = launchRound.launched[0]!;
     const pending = await cp.hosts.get(instanceId);
     assert.equal(pending?.state, 'pending');
@@ -298,5 +307,30 @@ describe('schedule', {
       async () => ((await cp.state.loadState()).storedRound > before ? true : undefined),
       'a scheduled round',
     );
+  });
+});
+
+describe('isolation', () => {
+  test('a write DynamoDB refuses (an item over 400 KB) fails alone; the writes around it are applied', async () => {
+    await admitHosts(cp, 'iso-1', 'iso-2', 'iso-3');
+    const lease = (await cp.state.acquireLease('iso-test', Date.now(), 30_000))!;
+    try {
+      const note = (hostId: string, bytes: number) =>
+        cp.hosts.roundWrite(hostId, { set: { stateReason: 'x'.repeat(bytes) } }, 0);
+      const result = await writeFenced(cp.clients.dynamodb, cp.state.fence(lease, Date.now()), [
+        note('iso-1', 10),
+        note('iso-2', 450_000),
+        note('iso-3', 10),
+      ]);
+      assert.deepEqual(result.written.sort(), ['host iso-1', 'host iso-3']);
+      assert.deepEqual(
+        result.failed?.map((f) => f.label),
+        ['host iso-2'],
+      );
+      assert.match(result.failed?.[0]?.error ?? '', /size/i);
+      assert.equal((await cp.hosts.get('iso-3'))?.stateReason, 'x'.repeat(10));
+    } finally {
+      await cp.state.releaseLease(lease);
+    }
   });
 });

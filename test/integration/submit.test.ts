@@ -5,9 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createIngestHandler } from '../../functions/ingest/handler.ts';
+import { encodeCursor } from '../../lib/aws/dynamo/pagination.ts';
 import { REJECTION_REASON_ATTRIBUTE } from '../../lib/aws/sqs/dead-letter.ts';
 import { sqsEvent } from '../../lib/local/runner/index.ts';
-import { MAX_JOB_SPEC_BYTES } from '../../lib/schema/job-spec.ts';
+import { MAX_JOB_SPEC_BYTES } from '../../lib/protocol/job-spec.ts';
 import { callApi, eventually, jobDocument, submit } from './support/fixtures.ts';
 import { type ControlPlane, startControlPlane } from './support/local-stack.ts';
 
@@ -113,6 +114,23 @@ describe('API submissions', () => {
       ],
       ['not JSON', '{"model":', '(document)', /must be JSON/],
       [
+        'launch settings a host item could not carry',
+        jobDocument({
+          gpus: 8,
+          command: ['python3', 'x'.repeat(4000).repeat(15)].map((c) => c.slice(0, 4096)),
+          env: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`V${i}`, 'v'.repeat(4000)])),
+        }),
+        'command',
+        /command and env together must be at most 16384 bytes/,
+      ],
+      [
+        '__proto__ label',
+        JSON.stringify(jobDocument({ labels: { team: 'a' } })).replace('"team"', '"__proto__"'),
+        'labels.__proto__',
+        /reserved key/,
+      ],
+      ['NUL in command', jobDocument({ command: ['python3', 'a\u0000b'] }), 'command.1', /NUL/],
+      [
         'managed env',
         jobDocument({ env: { CUDA_VISIBLE_DEVICES: '0' } }),
         'env.CUDA_VISIBLE_DEVICES',
@@ -193,6 +211,15 @@ describe('API reads and cancel', () => {
     });
     assert.equal(badToken.status, 400);
     assert.equal(badToken.body.issues[0].field, 'nextToken');
+    // A well-formed cursor that names no key of this listing: DynamoDB refuses it, the caller gets a 400.
+    const forged = await callApi(cp, {
+      method: 'GET',
+      resource: '/jobs',
+      query: { nextToken: encodeCursor({ jobId: 'job-x', tenant: 'mallory' })! },
+      principal: 'carol',
+    });
+    assert.equal(forged.status, 400, JSON.stringify(forged.body));
+    assert.equal(forged.body.issues[0].field, 'nextToken');
   });
 
   test('another tenant’s job is not found; a malformed id is a 400', async () => {
@@ -245,6 +272,8 @@ describe('API reads and cancel', () => {
     assert.equal(body.round, 0);
     assert.deepEqual(body.hosts, []);
     assert.ok(body.jobs.queued >= 1);
+    const stranger = await callApi(cp, { method: 'GET', resource: '/cluster', principal: 'zed' });
+    assert.deepEqual(stranger.body.jobs, {}, 'another tenant sees no one else’s job counts');
   });
 });
 

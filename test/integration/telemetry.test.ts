@@ -2,13 +2,23 @@
 // throughput into Jobs and Profiles, heartbeats, checkpoints, completions, and malformed reports to the DLQ.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import type { TelemetryMessage } from '../../agents/host/telemetry-messages.ts';
+import { ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { REJECTION_REASON_ATTRIBUTE } from '../../lib/aws/sqs/dead-letter.ts';
 import { allocationGpuCount } from '../../lib/core/model/plan.ts';
+import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
-import { drainQueue, eventually, jobDocument, register, submit } from './support/fixtures.ts';
+import type { TelemetryMessage } from '../../lib/protocol/telemetry.ts';
+import {
+  admitHosts,
+  drainQueue,
+  eventually,
+  hostSender,
+  jobDocument,
+  register,
+  submit,
+  telemetryMessages,
+} from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 let cp: ControlPlane;
@@ -23,26 +33,37 @@ after(async () => {
   await cp?.stop();
 });
 
-const send = async (...messages: unknown[]) => {
-  await cp.clients.sqs.send(
-    new SendMessageBatchCommand({
-      QueueUrl: cp.queueUrl('QueuesTelemetry'),
-      Entries: messages.map((m, i) => ({
-        Id: String(i),
-        MessageBody: typeof m === 'string' ? m : JSON.stringify(m),
-      })),
-    }),
-  );
+/** Sends reports through the queue, each with the credentials of the host it names (`as` overrides). */
+const send = async (...messages: unknown[]) => sendAs(undefined, ...messages);
+const sendAs = async (as: string | undefined, ...messages: unknown[]) => {
+  const hostOf = (m: unknown) =>
+    as ?? (typeof m === 'string' ? 'host-1' : String((m as { hostId: string }).hostId));
+  for (const hostId of new Set(messages.map(hostOf))) {
+    const sqs = new SQSClient({
+      endpoint: cp.endpointUrl,
+      region: REGION,
+      credentials: localHostCredentials(hostId),
+    });
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: cp.queueUrl('QueuesTelemetry'),
+        Entries: messages
+          .filter((m) => hostOf(m) === hostId)
+          .map((m, i) => ({ Id: String(i), MessageBody: typeof m === 'string' ? m : JSON.stringify(m) })),
+      }),
+    );
+    sqs.destroy();
+  }
 };
 /** One report through the handler itself (not the queue): for assertions that something did not change. */
-const direct = (message: unknown) =>
+const direct = (message: unknown, sender?: string) =>
   cp.runner.invoke(
     'telemetry',
-    sqsEvent(
-      [{ MessageId: `direct-${Math.random()}`, ReceiptHandle: 'r', Body: JSON.stringify(message) }],
-      'arn:aws:sqs:us-east-1:000000000000:telemetry',
-      REGION,
-    ),
+    sqsEvent(telemetryMessages([message], sender), 'arn:aws:sqs:us-east-1:000000000000:telemetry', REGION),
+  );
+const rejections = async () =>
+  (await drainQueue(cp, cp.queueUrl('QueuesTelemetryDlq'))).map(
+    (m) => m.attributes[REJECTION_REASON_ATTRIBUTE],
   );
 const round = () =>
   cp.runner.invoke<RoundReport>(
@@ -63,6 +84,7 @@ const progress = (step: number, stepTime: number): TelemetryMessage => ({
 
 describe('telemetry', () => {
   test('registration through the queue makes a schedulable host with its topology', async () => {
+    await admitHosts(cp, 'host-1', 'host-2', 'host-9', 'odd-host');
     await send(register('host-1', 4));
     const host = await eventually(async () => {
       const h = await cp.hosts.get('host-1');
@@ -175,6 +197,53 @@ describe('telemetry', () => {
     assert.equal((await cp.jobs.get(jobId))?.checkpointStep, 250);
   });
 
+  test('a host speaks only for itself: impersonation and claims about other hosts’ jobs are rejected', async () => {
+    await send(register('host-9', 4));
+    await eventually(
+      async () => ((await cp.hosts.get('host-9'))?.state === 'active' ? true : undefined),
+      'host 9',
+    );
+    const finished = {
+      type: 'finished',
+      at: Date.now() / 1000,
+      jobId,
+      jobGeneration: generation,
+      step: 1000,
+    };
+    const drain = { type: 'spotInterruption', at: 1, action: 'terminate', noticeTime: null, checkpoints: [] };
+    // Host 9 signs messages that claim to come from host 1.
+    await direct({ ...finished, hostId: 'host-1' }, hostSender('host-9'));
+    await direct({ ...drain, hostId: 'host-1' }, hostSender('host-9'));
+    // Host 9 speaks for itself, but about a job placed on host 1.
+    await direct({ ...finished, hostId: 'host-9' });
+    // A sender that is not a host's role session at all.
+    await direct({ ...finished, hostId: 'host-1' }, '000000000000');
+    assert.equal((await cp.jobs.get(jobId))?.status, 'running', 'the job was not ended');
+    assert.equal((await cp.hosts.get('host-1'))?.state, 'active', 'host 1 was not drained');
+    const reasons = await rejections();
+    assert.deepEqual(
+      reasons.sort(),
+      [
+        'host host-9 does not hold job ' + jobId + '; its claim about the job is refused',
+        'sender "000000000000" is not a host\'s role session; telemetry must come from the host\'s instance role',
+        'sender host-9 may not report for host host-1',
+        'sender host-9 may not report for host host-1',
+      ].sort(),
+    );
+  });
+
+  test('only hosts the fleet launched or adopted may register: a phantom host is refused', async () => {
+    await send(register('phantom', 8));
+    const reasons = await eventually(async () => {
+      const found = await rejections();
+      return found.length > 0 ? found : undefined;
+    }, 'the refused registration');
+    assert.deepEqual(reasons, [
+      'host phantom was neither launched by the fleet nor adopted as an instance tagged for the cluster; registration refused',
+    ]);
+    assert.equal(await cp.hosts.get('phantom'), undefined);
+  });
+
   test('a finished job ends once, for its current generation only, and asks for an early round', async () => {
     await send({
       type: 'finished',
@@ -212,7 +281,7 @@ describe('telemetry', () => {
     assert.ok(kinds.includes('completion'), JSON.stringify(kinds));
     const next = await round();
     assert.equal(next.jobWrites, 0);
-    assert.deepEqual((await cp.hosts.get('host-1'))?.desired?.workers, [], 'the next round empties the host');
+    assert.deepEqual((await cp.hosts.get('host-1'))?.desired?.jobs, [], 'the next round empties the host');
   });
 
   test('malformed reports go to the telemetry DLQ with the reason; the rest of the batch is applied', async () => {
@@ -255,7 +324,10 @@ describe('telemetry', () => {
         gpus: [{ index: 0, uuid: 'u', name: 'Mystery GPU 9000', memoryTotalMiB: 1 }],
       } as Partial<TelemetryMessage>),
     );
-    const host = await eventually(async () => cp.hosts.get('odd-host'), 'the odd host');
+    const host = await eventually(async () => {
+      const h = await cp.hosts.get('odd-host');
+      return h?.state === 'pending' ? undefined : h;
+    }, 'the odd host');
     assert.equal(host.state, 'unsupported');
     assert.match(host.stateReason ?? '', /Mystery GPU 9000/);
   });

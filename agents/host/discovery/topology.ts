@@ -9,7 +9,7 @@ import {
   type DescribeInstanceTopologyCommandOutput,
   type EC2Client,
 } from '@aws-sdk/client-ec2';
-import type { HostTopology } from '../telemetry-messages.ts';
+import type { HostTopology } from '../../../lib/protocol/telemetry.ts';
 
 export interface TopologySource {
   /** Null when EC2 has no topology for the instance (unsupported type, not running yet). */

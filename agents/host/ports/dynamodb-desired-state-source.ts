@@ -1,12 +1,15 @@
 /**
- * Desired state from the host's item in the DynamoDB Hosts table. A strongly consistent read, so a
- * generation the control plane just wrote is never followed by an older one on the next poll.
+ * Desired state from the DynamoDB Hosts table. A strongly consistent read, so a generation the control plane
+ * just wrote is never followed by an older one on the next poll. On EC2 the item read is the one keyed by the
+ * instance ARN (a copy the control plane writes with the host item): the instance role may read only the item
+ * whose key is its own `ec2:SourceInstanceARN`.
  */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DesiredStateSource } from './desired-state-source.ts';
 
 export interface DynamoDbDesiredStateOptions {
   tableName: string;
+  /** Key value of the item: the host id, or on EC2 the instance ARN. */
   hostId: string;
   /** Partition key attribute of the Hosts table. */
   keyAttribute?: string;

@@ -8,7 +8,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { TelemetryMessage } from '../telemetry-messages.ts';
+import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
 import { TelemetryDeliveryError, type TelemetrySink } from './telemetry-sink.ts';
 
 export const SQS_MAX_BATCH_ENTRIES = 10;

@@ -1,6 +1,6 @@
 /** Where telemetry goes: SQS on AWS; memory in tests; a JSON-lines stream in local mode. */
 import { appendFile } from 'node:fs/promises';
-import type { TelemetryMessage } from '../telemetry-messages.ts';
+import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
 
 export interface TelemetrySink {
   /** Delivers the messages or throws; a TelemetryDeliveryError names those not delivered. */

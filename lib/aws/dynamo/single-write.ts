@@ -1,8 +1,8 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed } from '../repositories/errors.ts';
 import type { LabelledWrite } from './fenced-writes.ts';
 
-/** Sends one transactional update on its own (no fence); false when its condition failed. */
+/** Sends one transactional update (with its companion items, atomically) on its own (no fence); false when its condition failed. */
 export const applyUpdate = async (
   client: Pick<DynamoDBDocumentClient, 'send'>,
   write: LabelledWrite,
@@ -10,10 +10,19 @@ export const applyUpdate = async (
   const update = write.item.Update;
   if (!update) throw new Error(`${write.label}: only updates can be applied on their own`);
   try {
-    await client.send(new UpdateCommand(update));
+    if (write.with && write.with.length > 0)
+      await client.send(new TransactWriteCommand({ TransactItems: [write.item, ...write.with] }));
+    else await client.send(new UpdateCommand(update));
     return true;
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
+    if (isConditionalCheckFailed(error) || cancelledByCondition(error)) return false;
     throw error;
   }
 };
+
+const cancelledByCondition = (error: unknown): boolean =>
+  error instanceof Error &&
+  error.name === 'TransactionCanceledException' &&
+  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some(
+    (r) => r.Code === 'ConditionalCheckFailed',
+  );

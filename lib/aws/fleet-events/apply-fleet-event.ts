@@ -81,7 +81,7 @@ export const applyFleetEvent = async (
     deps.dynamodb,
     deps.hosts.desiredWrite(
       hostId,
-      { hostId, generation, drain: true, workers: host.desired?.workers ?? [] },
+      { hostId, generation, drain: true, jobs: host.desired?.jobs ?? [] },
       host.desiredGeneration,
       { set: { state: 'draining', stateReason: reason, stateChangedAt: now } },
     ),
@@ -94,7 +94,7 @@ export const applyFleetEvent = async (
 
 /** Requeues every job holding GPUs on the host (those in its desired state), each only if unchanged since read. */
 const requeueJobsOf = async (deps: FleetEventDependencies, host: HostItem, reason: string, nowMs: number) => {
-  const jobIds = [...new Set((host.desired?.workers ?? []).map((w) => w.jobId))];
+  const jobIds = [...new Set((host.desired?.jobs ?? []).map((j) => j.jobId))];
   const requeued: string[] = [];
   for (const job of await deps.jobs.getMany(jobIds)) {
     if (isTerminal(job.status) || !job.allocation?.slices.some((s) => s.hostId === host.hostId)) continue;

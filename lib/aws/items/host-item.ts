@@ -4,8 +4,8 @@
  * agent last reported. Times are epoch milliseconds.
  */
 import { z } from 'zod';
-import { desiredStateSchema } from '../../../agents/host/desired-state.ts';
 import type { Host } from '../../core/model/cluster.ts';
+import { desiredStateSchema } from '../../protocol/desired-state.ts';
 
 export const HOST_STATES = [
   /** Launched, the agent has not registered yet. */

@@ -1,6 +1,6 @@
 /** The Hosts table: host items by state, registration upserts, and conditional desired-state writes. */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DesiredStateDocument } from '../../../agents/host/desired-state.ts';
+import type { DesiredStateDocument } from '../../protocol/desired-state.ts';
 import { Expressions, type ItemChanges } from '../dynamo/expressions.ts';
 import type { LabelledWrite } from '../dynamo/fenced-writes.ts';
 import { queryIndexForValues } from '../dynamo/pagination.ts';
@@ -12,10 +12,21 @@ import { parseItem, parseItems } from './parse-item.ts';
 type Client = Pick<DynamoDBDocumentClient, 'send'>;
 
 export class HostsRepository {
+  /**
+   * @param hostArnPrefix `arn:<partition>:ec2:<region>:<account>:instance/`: when set, every desired state is also
+   *   written, in the same transaction, to the item keyed by the host's instance ARN — the one item its instance
+   *   role may read (least privilege; see lib/infra/fleet.ts).
+   */
   constructor(
     private readonly client: Client,
     readonly tableName: string,
+    private readonly hostArnPrefix?: string,
   ) {}
+
+  /** Key of the host's desired-state copy, or undefined when copies are not written (no prefix configured). */
+  desiredCopyKey(hostId: string): string | undefined {
+    return this.hostArnPrefix ? `${this.hostArnPrefix}${hostId}` : undefined;
+  }
 
   async get(hostId: string): Promise<HostItem | undefined> {
     const output = await this.client.send(
@@ -120,7 +131,15 @@ export class HostsRepository {
           ...x.attributes(),
         },
       },
+      ...this.desiredCopy(hostId, desired),
     };
+  }
+
+  private desiredCopy(hostId: string, desired: DesiredStateDocument): Pick<LabelledWrite, 'with'> {
+    const key = this.desiredCopyKey(hostId);
+    if (!key) return {};
+    // No `state`: the copy is not a host and never appears in the by-state index.
+    return { with: [{ Put: { TableName: this.tableName, Item: { hostId: key, desired } } }] };
   }
 
   /** A transactional write of the round that leaves the desired state alone (idle tracking, state changes). */

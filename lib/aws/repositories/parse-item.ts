@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatZodIssues } from '../../schema/format.ts';
+import { formatZodIssues } from '../../protocol/format.ts';
 import { CorruptItemError } from './errors.ts';
 
 /** Validates an item read from DynamoDB against its schema; throws a CorruptItemError naming table and key. */

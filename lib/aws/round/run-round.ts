@@ -32,13 +32,15 @@ import type { HostsRepository } from '../repositories/hosts-repository.ts';
 import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import type { ProfilesRepository } from '../repositories/profiles-repository.ts';
 import type { SchedulerStateRepository } from '../repositories/scheduler-state-repository.ts';
-import { desiredUpdates, workersByHost } from './desired-states.ts';
+import { fitDesiredStates } from './desired-size.ts';
+import { desiredUpdates, jobsByHost } from './desired-states.ts';
 import { pendingHostItem, reconcileInventory } from './inventory.ts';
 import {
   type JobChange,
   jobChangesFromActions,
   mergeChanges,
   type RoundClock,
+  terminate,
   withMasterPorts,
 } from './job-transitions.ts';
 import { withMeasuredProfiles } from './measured-profiles.ts';
@@ -84,6 +86,8 @@ export interface RoundReport {
   readonly conflicts: readonly string[];
   readonly launched: readonly string[];
   readonly terminated: readonly string[];
+  /** Writes DynamoDB refused for themselves; each failed alone, the rest of the round went on. */
+  readonly writeFailures?: readonly string[];
   readonly adopted: readonly string[];
   readonly capacityErrors: readonly string[];
   readonly unmet: readonly { jobId: string; reason: string }[];
@@ -183,10 +187,28 @@ const leasedRound = async (
   // 6b: host desired states, idle tracking, hosts found lost.
   const holding = jobsAfter.filter((j) => !isTerminal(j.status));
   const addressOf = (hostId: string) => pre.hosts.find((h) => h.hostId === hostId)?.address ?? hostId;
-  const workers = workersByHost(holding, addressOf, settings.checkpointRoot);
+  let workers = jobsByHost(holding, addressOf, settings.checkpointRoot);
+  // A job whose launch settings cannot be written to a host fails alone, with the reason; the round goes on.
+  const evictions = fitDesiredStates(workers);
+  if (evictions.length > 0) {
+    const byId = new Map(holding.map((j) => [j.jobId, j]));
+    const failures = evictions.map((e) => terminate(byId.get(e.jobId)!, 'failed', 'failed', clock, e.reason));
+    const failed = await fenced(failures.map((c) => deps.jobs.roundWrite(c.jobId, c.changes, c.expected)));
+    conflicts.push(...failed.conflicts);
+    deps.log.error('failed jobs that do not fit in a host desired state', { jobs: evictions });
+    const gone = new Set(evictions.map((e) => e.jobId));
+    workers = jobsByHost(
+      holding.filter((j) => !gone.has(j.jobId)),
+      addressOf,
+      settings.checkpointRoot,
+    );
+  }
   const hostWrites = hostWritesFor(deps, pre, workers, clock);
   const hostResult = await fenced(hostWrites);
   conflicts.push(...hostResult.conflicts);
+  const writeFailures = [...(jobResult.failed ?? []), ...(hostResult.failed ?? [])];
+  if (writeFailures.length > 0)
+    deps.log.error('writes refused by DynamoDB; skipped alone', { writeFailures });
 
   // 7: the fleet.
   const fleetResult = await applyFleet(deps, settings, {
@@ -226,6 +248,9 @@ const leasedRound = async (
     capacityErrors: fleetResult.capacityErrors,
     unmet: fleetResult.unmet,
     unschedulable: output.stats.unschedulable.length,
+    ...(writeFailures.length > 0
+      ? { writeFailures: writeFailures.map((f) => `${f.label}: ${f.error}`) }
+      : {}),
   };
   deps.log.info('round completed', { ...report });
   return report;
@@ -239,7 +264,7 @@ const withReferencedJobs = async (deps: RoundDependencies, jobs: JobItem[], host
   const known = new Set(jobs.map((j) => j.jobId));
   const referenced = new Set<string>();
   for (const host of hosts)
-    for (const w of host.desired?.workers ?? []) if (!known.has(w.jobId)) referenced.add(w.jobId);
+    for (const j of host.desired?.jobs ?? []) if (!known.has(j.jobId)) referenced.add(j.jobId);
   if (referenced.size === 0) return jobs;
   const fetched = await deps.jobs.getMany([...referenced]);
   return [...jobs, ...fetched.filter((j) => !isTerminal(j.status))];
@@ -273,11 +298,13 @@ const jobsAfterWrites = async (
 const hostWritesFor = (
   deps: RoundDependencies,
   pre: ReturnType<typeof preRound>,
-  workers: ReturnType<typeof workersByHost>,
+  workers: ReturnType<typeof jobsByHost>,
   clock: RoundClock,
 ): LabelledWrite[] => {
   const writes: LabelledWrite[] = pre.hostChanges.map((c) =>
-    deps.hosts.roundWrite(c.hostId, c.changes, c.expectedGeneration),
+    c.desired
+      ? deps.hosts.desiredWrite(c.hostId, c.desired, c.expectedGeneration, c.changes)
+      : deps.hosts.roundWrite(c.hostId, c.changes, c.expectedGeneration),
   );
   const desired = new Map(desiredUpdates(pre.hosts, workers).map((u) => [u.hostId, u]));
   for (const host of pre.hosts) {

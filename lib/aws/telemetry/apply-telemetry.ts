@@ -4,11 +4,12 @@
  * twice, late or out of order changes nothing it should not. Times written are the control plane's clock: the
  * round compares them with its own.
  */
-import type { TelemetryOf } from '../../../agents/host/telemetry-messages.ts';
+
 import { findGpuType } from '../../core/catalog/gpus.ts';
 import { getInstanceOffering } from '../../core/catalog/instances.ts';
 import { isTerminal, type JobStatus } from '../../core/model/job.ts';
 import { allocationGpuCount } from '../../core/model/plan.ts';
+import type { TelemetryOf } from '../../protocol/telemetry.ts';
 import { rackAndNetwork } from '../fleet/ec2-fleet.ts';
 import type { HostItem } from '../items/host-item.ts';
 import type { JobItem } from '../items/job-item.ts';
@@ -20,6 +21,7 @@ import { terminate } from '../round/job-transitions.ts';
 import type { RoundLogger } from '../round/run-round.ts';
 import type { SchedulerEvents } from '../sqs/scheduler-events.ts';
 import type { EventMessage, HeartbeatUpdate, ProgressUpdate } from './coalesce.ts';
+import { RejectedClaimError } from './sender.ts';
 
 export interface TelemetryDependencies {
   readonly jobs: JobsRepository;
@@ -60,6 +62,14 @@ export const gpuTypeOfHost = (
   return undefined;
 };
 
+/** A host speaks only about jobs placed on it: another host's job is not its to finish, fail or checkpoint. */
+const assertHolds = (item: JobItem, hostId: string): void => {
+  if (!item.allocation?.slices.some((slice) => slice.hostId === hostId))
+    throw new RejectedClaimError(
+      `host ${hostId} does not hold job ${item.jobId}; its claim about the job is refused`,
+    );
+};
+
 export class TelemetryApplier {
   constructor(private readonly deps: TelemetryDependencies) {}
 
@@ -68,17 +78,18 @@ export class TelemetryApplier {
       case 'register':
         return this.register(message);
       case 'checkpointed':
-        return this.raiseCheckpoint(message.jobId, message.step);
+        return this.raiseCheckpoint(message.hostId, message, message.step);
       case 'stopped':
         if (message.checkpointStep !== null)
-          await this.raiseCheckpoint(message.jobId, message.checkpointStep);
+          await this.raiseCheckpoint(message.hostId, message, message.checkpointStep);
         return;
       case 'finished':
       case 'failed':
         return this.endJob(message);
       case 'spotInterruption':
       case 'hostDrained':
-        for (const c of message.checkpoints) if (c.step !== null) await this.raiseCheckpoint(c.jobId, c.step);
+        for (const c of message.checkpoints)
+          if (c.step !== null) await this.raiseCheckpoint(message.hostId, c, c.step);
         if (message.type === 'spotInterruption')
           await this.drainHost(message.hostId, `Spot ${message.action} notice`);
         return;
@@ -137,8 +148,9 @@ export class TelemetryApplier {
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
       const item = await this.deps.jobs.get(update.jobId);
       if (!item || isTerminal(item.status)) return;
-      const current = latest.jobGeneration === item.jobGeneration;
-      const ips = current && latest.stepTime > 0 ? 1 / latest.stepTime : undefined;
+      if (latest.jobGeneration !== item.jobGeneration) return; // a stale placement's report: ignored
+      assertHolds(item, update.hostId);
+      const ips = latest.stepTime > 0 ? 1 / latest.stepTime : undefined;
       const written = await this.deps.jobs.updateIf(
         item.jobId,
         {
@@ -217,39 +229,34 @@ export class TelemetryApplier {
         : undefined;
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
       const host = await this.deps.hosts.get(message.hostId);
-      if (host?.state === 'lost') {
+      if (!host) {
+        throw new RejectedClaimError(
+          `host ${message.hostId} was neither launched by the fleet nor adopted as an instance tagged for the cluster; registration refused`,
+        );
+      }
+      if (host.state === 'lost') {
         this.deps.log.warn('registration from a host declared lost; ignored', { hostId: message.hostId });
         return;
       }
       const state: HostItem['state'] = unsupported
         ? 'unsupported'
-        : host?.state === 'draining'
+        : host.state === 'draining'
           ? 'draining'
           : 'active';
-      const changed = host?.state !== state;
-      const written = host
-        ? await this.deps.hosts.update(
-            message.hostId,
-            {
-              set: {
-                ...fields,
-                state,
-                ...(changed ? { stateChangedAt: now } : {}),
-                ...(unsupported ? { stateReason: unsupported } : {}),
-              },
-            },
-            { onlyInStates: [host.state] },
-          )
-        : (await this.deps.hosts.createIfAbsent({
-              hostId: message.hostId,
-              state,
-              stateChangedAt: now,
-              desiredGeneration: 0,
-              ...fields,
-              ...(unsupported ? { stateReason: unsupported } : {}),
-            }))
-          ? true
-          : undefined;
+      const changed = host.state !== state;
+      // Only an existing (fleet-recorded) host is updated: registration never creates a host.
+      const written = await this.deps.hosts.update(
+        message.hostId,
+        {
+          set: {
+            ...fields,
+            state,
+            ...(changed ? { stateChangedAt: now } : {}),
+            ...(unsupported ? { stateReason: unsupported } : {}),
+          },
+        },
+        { onlyInStates: [host.state] },
+      );
       if (written) {
         if (unsupported)
           this.deps.log.error('host registered with GPUs the scheduler does not know', {
@@ -262,11 +269,19 @@ export class TelemetryApplier {
     throw new Error(`host ${message.hostId}: registration kept conflicting with other writers`);
   }
 
-  private async raiseCheckpoint(jobId: string, step: number): Promise<void> {
+  /** A checkpoint of the job's current placement, reported by a host that holds it; older placements ignored. */
+  private async raiseCheckpoint(
+    hostId: string,
+    ref: { jobId: string; jobGeneration: number },
+    step: number,
+  ): Promise<void> {
+    const item = await this.deps.jobs.get(ref.jobId);
+    if (!item || item.jobGeneration !== ref.jobGeneration) return;
+    assertHolds(item, hostId);
     await this.deps.jobs.updateIf(
-      jobId,
+      ref.jobId,
       { set: { checkpointStep: step, updatedAt: this.deps.clock() } },
-      { below: { checkpointStep: step } },
+      { below: { checkpointStep: step }, equals: { jobGeneration: ref.jobGeneration } },
     );
   }
 
@@ -295,6 +310,7 @@ export class TelemetryApplier {
       });
       return;
     }
+    assertHolds(item, message.hostId);
     const clock = { nowMs: this.deps.clock() };
     const change =
       message.type === 'finished'

@@ -1,10 +1,10 @@
 /**
  * Groups one SQS batch of agent telemetry into the writes it needs (pure): the newest heartbeat per host and
- * the furthest progress per job collapse into one write each, however many reports the batch holds; the other
+ * the furthest progress per job and host collapse into one write each, however many reports the batch holds; the other
  * messages (registration, checkpoints, completions, failures, Spot notices) are applied one by one, in order.
  * Each write remembers which records it serves, so a failed write fails exactly those records.
  */
-import type { TelemetryMessage, TelemetryOf } from '../../../agents/host/telemetry-messages.ts';
+import type { TelemetryMessage, TelemetryOf } from '../../protocol/telemetry.ts';
 
 export interface Received<T extends TelemetryMessage = TelemetryMessage> {
   readonly recordId: string;
@@ -13,6 +13,8 @@ export interface Received<T extends TelemetryMessage = TelemetryMessage> {
 
 export interface ProgressUpdate {
   readonly jobId: string;
+  /** The host that reported: progress is grouped per job and host, so a claim can be checked against its sender. */
+  readonly hostId: string;
   /** The report with the highest step (the newest on ties). */
   readonly latest: TelemetryOf<'progress'>;
   /** Every progress report of the job in the batch: each is a throughput sample. */
@@ -51,8 +53,9 @@ export const coalesceTelemetry = (received: readonly Received[]): TelemetryWrite
         if (message.at >= entry.latest.at) entry.latest = message;
       }
     } else if (message.type === 'progress') {
-      const entry = progress.get(message.jobId);
-      if (!entry) progress.set(message.jobId, { latest: message, samples: [message], recordIds: [recordId] });
+      const key = `${message.jobId}\0${message.hostId}`;
+      const entry = progress.get(key);
+      if (!entry) progress.set(key, { latest: message, samples: [message], recordIds: [recordId] });
       else {
         entry.recordIds.push(recordId);
         entry.samples.push(message);
@@ -69,6 +72,6 @@ export const coalesceTelemetry = (received: readonly Received[]): TelemetryWrite
   return {
     events,
     heartbeats: [...heartbeats].map(([hostId, e]) => ({ hostId, ...e })),
-    progress: [...progress].map(([jobId, e]) => ({ jobId, ...e })),
+    progress: [...progress.values()].map((e) => ({ jobId: e.latest.jobId, hostId: e.latest.hostId, ...e })),
   };
 };

@@ -7,6 +7,7 @@ export { compileEventPattern } from './events/pattern.ts';
 export { nextFireTime, parseScheduleExpression, type Schedule } from './events/schedule.ts';
 export type { EventBridgeEvent, EventDelivery, Rule, RuleTarget } from './events/types.ts';
 export { type LocalEndpoint, type LocalEndpointOptions, startLocalEndpoint } from './server.ts';
+export { localHostCredentials, senderIdOfAccessKey } from './sqs-sender.ts';
 export {
   type CfnTemplate,
   type CreateFromTemplateOptions,

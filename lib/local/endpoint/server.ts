@@ -39,7 +39,16 @@ export interface LocalEndpointOptions {
     /** First two octets of private IPs (default `10.0`; `127.0` makes them loopback addresses). */
     privateIpPrefix?: string;
   };
-  dynamodb?: { startTimeoutMs?: number };
+  dynamodb?: {
+    startTimeoutMs?: number;
+    /**
+     * Fault injection: the share (0-1) of DynamoDB requests answered with a throttling error
+     * (ProvisionedThroughputExceededException, HTTP 400) instead of being served; changeable at run time through
+     * `LocalEndpoint.setDynamoDbThrottleRate`. Decided by a seeded generator, so runs repeat.
+     */
+    throttleRate?: number;
+    throttleSeed?: number;
+  };
   /** Diagnostic lines (startup, listener failures); silent by default. */
   log?: (line: string) => void;
 }
@@ -57,6 +66,8 @@ export interface LocalEndpoint {
     interruptSpot(instanceId: string, options?: { noticeMs?: number }): void;
   };
   readonly dynamodbLocal: { readonly port: number; readonly pid: number };
+  /** Sets the share of DynamoDB requests to throttle (fault injection); returns how many were throttled so far. */
+  setDynamoDbThrottleRate(rate: number): number;
   stop(): Promise<void>;
 }
 
@@ -136,9 +147,33 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
   const sqsEmulator: SqsEmulator = sqs;
   const dynamoProxy = createProxy(ddb.port);
 
+  let throttleRate = options.dynamodb?.throttleRate ?? 0;
+  let throttleState = (options.dynamodb?.throttleSeed ?? 1) >>> 0 || 1;
+  let throttled = 0;
+  /** xorshift32: a small seeded generator, enough to pick which requests fail. */
+  const nextUniform = () => {
+    throttleState ^= throttleState << 13;
+    throttleState ^= throttleState >>> 17;
+    throttleState ^= throttleState << 5;
+    return (throttleState >>> 0) / 2 ** 32;
+  };
   const handlers: Record<ServiceName, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>> = {
-    dynamodb: (req, res) =>
-      dynamoProxy.forward(req, res, (error) => {
+    dynamodb: (req, res) => {
+      if (throttleRate > 0 && nextUniform() < throttleRate) {
+        throttled++;
+        req.resume();
+        sendJson(
+          res,
+          400,
+          {
+            __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
+            message: 'The level of configured provisioned throughput for the table was exceeded (injected)',
+          },
+          'application/x-amz-json-1.0',
+        );
+        return;
+      }
+      return dynamoProxy.forward(req, res, (error) => {
         if (!res.headersSent) {
           sendJson(res, 502, {
             __type: 'ServiceUnavailable',
@@ -147,7 +182,8 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
         } else {
           res.destroy(error);
         }
-      }),
+      });
+    },
     sqs: (req, res) => {
       const action = String(req.headers['x-amz-target'] ?? '').replace(/^AmazonSQS\./, '');
       if (files && SQS_MUTATIONS.has(action)) {
@@ -255,6 +291,10 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
       interruptSpot: (instanceId, opts) => ec2.interruptSpot(instanceId, opts),
     },
     dynamodbLocal: { port: ddb.port, pid: ddb.pid },
+    setDynamoDbThrottleRate: (rate) => {
+      throttleRate = rate;
+      return throttled;
+    },
     stop,
   };
 }

@@ -1,4 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { readBody, sendJson } from './http-util.ts';
+import { accessKeyOf, senderIdOfAccessKey, stampSendRequest, unstampReceiveResponse } from './sqs-sender.ts';
 
 /**
  * SQS from `fauxqs` (pinned 1.9.2), run in-process without a socket of its own: its Fastify
@@ -7,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  *   than fauxqs's `sqs.<region>.localhost` host, which does not resolve here;
  * - a QueueUrl that names a known queue under another host spelling (`localhost` vs
  *   `127.0.0.1`, an old port after a restart) still finds it, as any host reaches a queue in AWS.
+ * Sends and receives go through fauxqs's `inject` so that the sender identity can be carried (sqs-sender.ts).
  */
 export const SQS_ACCOUNT_ID = '000000000000';
 
@@ -49,7 +52,19 @@ interface FauxqsSqsStore {
   ): FauxqsQueue;
 }
 
+interface InjectedResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+}
+
 interface FauxqsApp {
+  inject(request: {
+    method: string;
+    url: string;
+    headers: Record<string, string | string[] | undefined>;
+    payload: string;
+  }): PromiseLike<InjectedResponse>;
   ready(): PromiseLike<unknown>;
   close(): PromiseLike<unknown>;
   routing(req: IncomingMessage, res: ServerResponse): void;
@@ -98,6 +113,12 @@ function queueNameFromUrl(url: string): string | undefined {
   }
 }
 
+const SENDER_ACTIONS = new Set([
+  'AmazonSQS.SendMessage',
+  'AmazonSQS.SendMessageBatch',
+  'AmazonSQS.ReceiveMessage',
+]);
+
 export async function startSqsEmulator(options: {
   endpointUrl: () => string;
   region: string;
@@ -124,8 +145,45 @@ export async function startSqsEmulator(options: {
   });
   await app.ready();
 
+  /** A send or receive: relayed through `inject` with the sender identity stamped or restored. */
+  const relayWithSender = async (req: IncomingMessage, res: ServerResponse, target: string) => {
+    const body = await readBody(req);
+    const senderId = senderIdOfAccessKey(accessKeyOf(req.headers) ?? 'anonymous');
+    let payload = body;
+    try {
+      payload = stampSendRequest(target, body, senderId) ?? body;
+    } catch {
+      // not JSON: fauxqs answers with its own error
+    }
+    const { 'content-length': _length, 'transfer-encoding': _encoding, ...headers } = req.headers;
+    const response = await app.inject({
+      method: req.method ?? 'POST',
+      url: req.url ?? '/',
+      headers,
+      payload,
+    });
+    const text =
+      target === 'AmazonSQS.ReceiveMessage' && response.statusCode === 200
+        ? unstampReceiveResponse(response.body)
+        : response.body;
+    const out: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined && name !== 'content-length' && name !== 'transfer-encoding') out[name] = value;
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    res.writeHead(response.statusCode, { ...out, 'content-length': bytes.length });
+    res.end(bytes);
+  };
+
   return {
-    handle: (req, res) => app.routing(req, res),
+    handle: (req, res) => {
+      const target = String(req.headers['x-amz-target'] ?? '');
+      if (!SENDER_ACTIONS.has(target)) return app.routing(req, res);
+      relayWithSender(req, res, target).catch((error: unknown) => {
+        if (!res.headersSent) sendJson(res, 500, { __type: 'InternalFailure', message: String(error) });
+        else res.destroy();
+      });
+    },
     queueDefinitions: () =>
       store.listQueues().map((queue) => ({
         name: queue.name,

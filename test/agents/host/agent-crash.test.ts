@@ -9,6 +9,7 @@ import {
   freePort,
   readStepLog,
   simJob,
+  simJobs,
   sleep,
   tempDir,
   waitFor,
@@ -35,7 +36,7 @@ describe('worker crashes', () => {
       harness.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: simJob({
+        jobs: simJobs({
           jobId: 'flaky',
           jobGeneration: 1,
           worldSize: 1,
@@ -56,10 +57,10 @@ describe('worker crashes', () => {
 
       const restarts = harness.telemetry.ofType('restarting');
       assert.deepEqual(
-        restarts.map((message) => [message.crashes, message.backoffMs, message.exitCode]),
+        restarts.map((message) => [message.crashes, message.backoffSeconds, message.exitCode]),
         [
-          [1, 150, 1],
-          [2, 300, 1],
+          [1, 0.15, 1],
+          [2, 0.3, 1],
         ],
       );
       const starts = harness.telemetry.ofType('started');
@@ -76,8 +77,8 @@ describe('worker crashes', () => {
       for (const [index, restart] of restarts.entries()) {
         const next = starts[index + 1]!;
         assert.ok(
-          next.at - restart.at >= restart.backoffMs,
-          `restart ${index + 1} waited ${next.at - restart.at} ms`,
+          next.at - restart.at >= restart.backoffSeconds - 0.001,
+          `restart ${index + 1} waited ${next.at - restart.at} s`,
         );
       }
       await sleep(400);
@@ -92,7 +93,7 @@ describe('worker crashes', () => {
       harness.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: simJob({
+        jobs: simJobs({
           jobId: 'recovers',
           jobGeneration: 1,
           worldSize: 2,
@@ -141,7 +142,7 @@ describe('worker crashes', () => {
       harness.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: simJob({
+        jobs: simJobs({
           jobId: 'misconfigured',
           jobGeneration: 1,
           worldSize: 1,
@@ -167,7 +168,7 @@ describe('worker crashes', () => {
 
   test('a command that does not exist fails the job', async () => {
     await withAgent({}, async (harness, dir) => {
-      const [worker] = simJob({
+      const job = simJob({
         jobId: 'typo',
         jobGeneration: 1,
         worldSize: 1,
@@ -179,7 +180,7 @@ describe('worker crashes', () => {
       harness.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: [{ ...worker!, command: [join(dir, 'no-such-trainer')] }],
+        jobs: [{ ...job, command: [join(dir, 'no-such-trainer')] }],
       });
       await harness.agent.start();
       const failed = await waitFor(() => harness.telemetry.ofType('failed')[0], 'the job to fail');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parseReportLine, type WorkerReport } from '../../../agents/host/worker-protocol.ts';
+import { parseReportLine, type WorkerReport } from '../../../lib/protocol/worker-protocol.ts';
 import { type AgentHarness, agentHarness, assertNoOrphans, freePort, tempDir, waitFor } from './helpers.ts';
 import {
   checkpointDifference,
@@ -75,14 +75,16 @@ test('python trainer: rescale 4×1 → 2×2 ESTs through the agent resumes at th
     harness.desired.set({
       hostId: 'host-a',
       generation: 1,
-      workers: pythonJob({
-        ...common,
-        jobGeneration: 1,
-        gpus: [0, 1, 2, 3],
-        ests: [[0], [1], [2], [3]],
-        resumeStep: -1,
-        masterPort: firstPort,
-      }),
+      jobs: [
+        pythonJob({
+          ...common,
+          jobGeneration: 1,
+          gpus: [0, 1, 2, 3],
+          ests: [[0], [1], [2], [3]],
+          resumeStep: -1,
+          masterPort: firstPort,
+        }),
+      ],
     });
     await harness.agent.start();
     await waitForJob(
@@ -97,17 +99,19 @@ test('python trainer: rescale 4×1 → 2×2 ESTs through the agent resumes at th
     harness.desired.set({
       hostId: 'host-a',
       generation: 2,
-      workers: pythonJob({
-        ...common,
-        jobGeneration: 2,
-        gpus: [4, 5],
-        ests: [
-          [0, 1],
-          [2, 3],
-        ],
-        resumeStep: -1,
-        masterPort: secondPort,
-      }),
+      jobs: [
+        pythonJob({
+          ...common,
+          jobGeneration: 2,
+          gpus: [4, 5],
+          ests: [
+            [0, 1],
+            [2, 3],
+          ],
+          resumeStep: -1,
+          masterPort: secondPort,
+        }),
+      ],
     });
     const finished = await waitForJob(
       harness,

@@ -14,6 +14,7 @@ import {
   SIM_TRAINER,
   type StepLogLine,
   simJob,
+  simJobs,
   tempDir,
   waitFor,
 } from './helpers.ts';
@@ -47,7 +48,7 @@ test('rescale 4 → 2 GPUs keeps progress: resume at the checkpoint step, no ste
     harness.desired.set({
       hostId: 'host-a',
       generation: 1,
-      workers: simJob({
+      jobs: simJobs({
         ...common,
         jobGeneration: 1,
         worldSize: 4,
@@ -66,7 +67,7 @@ test('rescale 4 → 2 GPUs keeps progress: resume at the checkpoint step, no ste
     harness.desired.set({
       hostId: 'host-a',
       generation: 2,
-      workers: simJob({
+      jobs: simJobs({
         ...common,
         jobGeneration: 2,
         worldSize: 2,

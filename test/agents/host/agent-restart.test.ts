@@ -2,10 +2,13 @@
 // and restarts the job from its newest complete checkpoint.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { InMemoryTelemetrySink } from '../../../agents/host/ports/telemetry-sink.ts';
 import { processStartTime } from '../../../agents/host/process/process-identity.ts';
 import { writeStateFile } from '../../../agents/host/state-file.ts';
+import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
 import {
   agentHarness,
   assertNoOrphans,
@@ -13,11 +16,70 @@ import {
   isAlive,
   readStepLog,
   simJob,
+  simJobs,
   tempDir,
   waitFor,
 } from './helpers.ts';
 
+/** A telemetry sink that is unreachable while `down`. */
+class FlakySink extends InMemoryTelemetrySink {
+  down = true;
+  override async send(messages: readonly TelemetryMessage[]): Promise<void> {
+    if (this.down) throw new Error('telemetry queue unreachable');
+    await super.send(messages);
+  }
+}
+
 describe('agent restart', () => {
+  test('reports not yet delivered survive the agent: a finished job is reported by the next agent process', async () => {
+    const dir = tempDir();
+    const stateDir = join(dir.path, 'state');
+    const first = agentHarness({ stateDir, telemetry: new FlakySink() });
+    const second = agentHarness({ stateDir, desired: first.desired });
+    try {
+      first.desired.set({
+        hostId: 'host-a',
+        generation: 1,
+        jobs: simJobs({
+          jobId: 'short',
+          jobGeneration: 1,
+          worldSize: 1,
+          gpus: [0],
+          totalSteps: 5,
+          checkpointDir: join(dir.path, 'ckpt'),
+          masterPort: await freePort(),
+          stepMs: 10,
+        }),
+      });
+      await first.agent.start();
+      const outbox = join(stateDir, 'telemetry-outbox.json');
+      await waitFor(
+        () => existsSync(outbox) && readFileSync(outbox, 'utf8').includes('"type":"finished"'),
+        'the finished report in the outbox',
+        10_000,
+      );
+      assert.equal(first.telemetry.messages.length, 0, 'nothing reached the queue');
+      await first.agent.abandon(); // killed before its terminal report was delivered
+
+      await second.agent.start();
+      const finished = await waitFor(
+        () => second.telemetry.ofType('finished')[0],
+        'the resent report',
+        10_000,
+      );
+      assert.deepEqual([finished.jobId, finished.jobGeneration, finished.step], ['short', 1, 5]);
+      assert.equal(second.pids.size, 0, 'the finished job was not run again');
+      const types = second.telemetry.messages.map((m) => m.type);
+      assert.ok(
+        types.indexOf('started') < types.indexOf('finished'),
+        'the first agent’s reports, in their order',
+      );
+    } finally {
+      await second.agent.drainAndStop();
+      dir.cleanup();
+    }
+  });
+
   test('still-running workers are re-adopted and the job finishes without a restart', async () => {
     const dir = tempDir();
     const stateDir = join(dir.path, 'state');
@@ -29,7 +91,7 @@ describe('agent restart', () => {
       first.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: simJob({
+        jobs: simJobs({
           jobId: 'long',
           jobGeneration: 1,
           worldSize: 2,
@@ -86,7 +148,7 @@ describe('agent restart', () => {
       first.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: simJob({
+        jobs: simJobs({
           jobId: 'broken',
           jobGeneration: 1,
           worldSize: 2,

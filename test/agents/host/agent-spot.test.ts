@@ -21,8 +21,8 @@ describe('Spot interruption', () => {
       harness.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: [
-          ...simJob({
+        jobs: [
+          simJob({
             ...common,
             jobId: 'big',
             worldSize: 2,
@@ -30,7 +30,7 @@ describe('Spot interruption', () => {
             checkpointDir: join(dir.path, 'big'),
             masterPort: await freePort(),
           }),
-          ...simJob({
+          simJob({
             ...common,
             jobId: 'small',
             worldSize: 1,
@@ -57,11 +57,15 @@ describe('Spot interruption', () => {
         5_000,
       );
       assert.ok(
-        report.at - noticeAt < 3_000,
-        `checkpointed within the deadline (${report.at - noticeAt} ms)`,
+        report.at * 1000 - noticeAt < 3_000,
+        `checkpointed within the deadline (${report.at * 1000 - noticeAt} ms)`,
       );
       assert.equal(report.action, 'terminate');
-      assert.equal(report.noticeTime, Date.parse(new Date(noticeAt + 120_000).toISOString()));
+      assert.equal(
+        report.noticeTime,
+        Date.parse(new Date(noticeAt + 120_000).toISOString()) / 1000,
+        'seconds',
+      );
       assert.deepEqual(report.checkpoints.map((entry) => entry.jobId).sort(), ['big', 'small']);
       for (const entry of report.checkpoints) {
         assert.equal(entry.timedOut, false);
@@ -106,7 +110,7 @@ describe('Spot interruption', () => {
         "process.on('SIGUSR2', () => {}); process.on('SIGTERM', () => {});\n" +
           'console.log(JSON.stringify({ event: "started", step: 0, rank: 0 }));\nsetInterval(() => {}, 1000);\n',
       );
-      const [worker] = simJob({
+      const job = simJob({
         jobId: 'stubborn',
         jobGeneration: 1,
         worldSize: 1,
@@ -118,7 +122,7 @@ describe('Spot interruption', () => {
       harness.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: [{ ...worker!, command: [process.execPath, stubborn] }],
+        jobs: [{ ...job, command: [process.execPath, stubborn] }],
       });
       await harness.agent.start();
       await waitFor(() => harness.agent.workerPids().length === 1, 'the worker');
@@ -129,7 +133,7 @@ describe('Spot interruption', () => {
         'the Spot report',
         5_000,
       );
-      const took = report.at - noticeAt;
+      const took = report.at * 1000 - noticeAt;
       assert.ok(took >= 350 && took < 2_000, `killed at the 400 ms deadline (took ${took} ms)`);
       assert.deepEqual(report.checkpoints, [
         { jobId: 'stubborn', jobGeneration: 1, step: null, timedOut: true },

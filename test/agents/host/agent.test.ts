@@ -7,7 +7,7 @@ import { HostAgent, inferAdoptedExit } from '../../../agents/host/agent.ts';
 import { SimulatedGpuDiscovery } from '../../../agents/host/discovery/simulated-gpus.ts';
 import { FileDesiredStateSource } from '../../../agents/host/ports/desired-state-source.ts';
 import { InMemoryTelemetrySink } from '../../../agents/host/ports/telemetry-sink.ts';
-import { telemetryMessageSchema } from '../../../agents/host/telemetry-messages.ts';
+import { telemetryMessageSchema } from '../../../lib/protocol/telemetry.ts';
 import {
   agentHarness,
   assertNoOrphans,
@@ -15,6 +15,7 @@ import {
   freePort,
   recordingLauncher,
   simJob,
+  simJobs,
   sleep,
   tempDir,
   waitFor,
@@ -32,7 +33,7 @@ describe('HostAgent', () => {
       harness.desired.set({
         hostId: 'host-a',
         generation: 3,
-        workers: simJob({
+        jobs: simJobs({
           jobId: 'j',
           jobGeneration: 1,
           worldSize: 1,
@@ -77,7 +78,7 @@ describe('HostAgent', () => {
     const dir = tempDir();
     const harness = agentHarness({ stateDir: join(dir.path, 'state'), gpuCount: 2 });
     try {
-      const workers = simJob({
+      const job = simJob({
         jobId: 'steady',
         jobGeneration: 1,
         worldSize: 1,
@@ -86,20 +87,18 @@ describe('HostAgent', () => {
         checkpointDir: join(dir.path, 'ckpt'),
         masterPort: await freePort(),
       });
-      harness.desired.set({ hostId: 'host-a', generation: 1, workers });
+      harness.desired.set({ hostId: 'host-a', generation: 1, jobs: [job] });
       await harness.agent.start();
       await waitFor(() => harness.telemetry.ofType('progress').length > 0, 'progress');
       const pids = harness.agent.workerPids();
 
       // Generation 2 assigns a GPU this host does not have and drops a required field.
-      const { totalSteps: _dropped, ...incomplete } = workers[0]!;
+      const { totalSteps: _dropped, ...incomplete } = job;
+      const onGpu7 = { ...job, jobGeneration: 2, workers: [{ ...job.workers[0]!, gpuIndices: [7] }] };
       harness.desired.set({
         hostId: 'host-a',
         generation: 2,
-        workers: [
-          { ...workers[0]!, jobGeneration: 2, gpuIndices: [7] },
-          { ...incomplete, jobId: 'other' },
-        ],
+        jobs: [onGpu7, { ...incomplete, jobId: 'other' }],
       });
       const rejected = await waitFor(
         () => harness.telemetry.ofType('desiredStateRejected')[0],
@@ -108,7 +107,7 @@ describe('HostAgent', () => {
       assert.equal(rejected.generation, 2);
       assert.ok(
         rejected.issues.some(
-          (issue) => issue === 'workers[1].totalSteps: Invalid input: expected number, received undefined',
+          (issue) => issue === 'jobs[1].totalSteps: Invalid input: expected number, received undefined',
         ),
         rejected.issues.join('\n'),
       );
@@ -124,7 +123,7 @@ describe('HostAgent', () => {
       const semantic = {
         hostId: 'host-a',
         generation: 3,
-        workers: [{ ...workers[0]!, jobGeneration: 2, gpuIndices: [7] }],
+        jobs: [onGpu7],
       };
       harness.desired.set(semantic);
       const second = await waitFor(
@@ -132,13 +131,13 @@ describe('HostAgent', () => {
         'the second rejection',
       );
       assert.deepEqual(second.issues, [
-        'workers[0].gpuIndices: GPU 7 does not exist on this host (GPUs: 0, 1)',
+        'jobs[0].workers[0].gpuIndices: GPU 7 does not exist on this host (GPUs: 0, 1)',
       ]);
 
       // A valid document is applied; an older generation afterwards is stale.
-      harness.desired.set({ hostId: 'host-a', generation: 4, workers: [] });
+      harness.desired.set({ hostId: 'host-a', generation: 4, jobs: [] });
       await waitFor(() => harness.telemetry.ofType('stopped')[0], 'the job to be stopped');
-      harness.desired.set({ hostId: 'host-a', generation: 1, workers });
+      harness.desired.set({ hostId: 'host-a', generation: 1, jobs: [job] });
       const stale = await waitFor(
         () => harness.telemetry.ofType('desiredStateRejected')[2],
         'the stale rejection',
@@ -155,7 +154,7 @@ describe('HostAgent', () => {
   test('a desired-state file that is not JSON is rejected with the file named', async () => {
     const dir = tempDir();
     const path = join(dir.path, 'desired.json');
-    writeFileSync(path, '{"hostId": "host-a", "generation": 1, "workers": [');
+    writeFileSync(path, '{"hostId": "host-a", "generation": 1, "jobs": [');
     const telemetry = new InMemoryTelemetrySink();
     const { launcher } = recordingLauncher();
     const agent = new HostAgent({
@@ -190,8 +189,8 @@ describe('HostAgent', () => {
       harness.desired.set({
         hostId: 'host-a',
         generation: 1,
-        workers: [
-          ...simJob({
+        jobs: [
+          simJob({
             jobId: 'a',
             jobGeneration: 5,
             worldSize: 2,
@@ -200,7 +199,7 @@ describe('HostAgent', () => {
             checkpointDir: join(dir.path, 'a'),
             masterPort: await freePort(),
           }),
-          ...simJob({
+          simJob({
             jobId: 'b',
             jobGeneration: 2,
             worldSize: 1,

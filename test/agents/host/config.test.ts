@@ -6,6 +6,7 @@ describe('parseAgentConfig', () => {
   test('ec2 mode from the environment (systemd EnvironmentFile)', () => {
     const config = parseAgentConfig([], {
       TESSERA_AGENT_DESIRED_STATE: 'dynamodb:TesseraHosts',
+      TESSERA_AGENT_DESIRED_KEY: 'arn:aws:ec2:us-east-1:123456789012:instance/i-0abc',
       TESSERA_AGENT_TELEMETRY: 'sqs:https://sqs.us-east-1.amazonaws.com/123456789012/telemetry',
       TESSERA_AGENT_MAX_CRASHES: '5',
       AWS_REGION: 'us-east-1',
@@ -16,6 +17,7 @@ describe('parseAgentConfig', () => {
       kind: 'dynamodb',
       table: 'TesseraHosts',
       keyAttribute: 'hostId',
+      key: 'arn:aws:ec2:us-east-1:123456789012:instance/i-0abc',
       desiredAttribute: 'desired',
     });
     assert.deepEqual(config.telemetry, {

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type AgentTimings, HostAgent } from '../../../agents/host/agent.ts';
-import type { DesiredWorker } from '../../../agents/host/desired-state.ts';
 import { SimulatedGpuDiscovery } from '../../../agents/host/discovery/simulated-gpus.ts';
 import { InMemoryDesiredStateSource } from '../../../agents/host/ports/desired-state-source.ts';
 import { InMemoryTelemetrySink } from '../../../agents/host/ports/telemetry-sink.ts';
 import { processLauncher, type WorkerLauncher } from '../../../agents/host/process/worker-launcher.ts';
+import type { DesiredJob } from '../../../lib/protocol/desired-state.ts';
 
 export const SIM_TRAINER = resolve(import.meta.dirname, '../../../agents/host/sim-trainer.mjs');
 export const FIXTURES = resolve(import.meta.dirname, 'fixtures');
@@ -140,16 +140,12 @@ export interface SimJobOptions {
   env?: Record<string, string>;
 }
 
-/** Desired workers of one job running the simulated trainer. */
-export function simJob(options: SimJobOptions): DesiredWorker[] {
-  return options.gpus.map((gpu, rank) => ({
+/** Desired state of one job running the simulated trainer. */
+export function simJob(options: SimJobOptions): DesiredJob {
+  return {
     jobId: options.jobId,
     jobGeneration: options.jobGeneration,
-    rank,
     worldSize: options.worldSize,
-    localRank: rank,
-    gpuIndices: [gpu],
-    ...(options.ests ? { ests: options.ests[rank]! } : {}),
     ...(options.maxP ? { maxP: options.maxP } : {}),
     totalSteps: options.totalSteps,
     checkpointUri: fileUri(options.checkpointDir),
@@ -165,8 +161,17 @@ export function simJob(options: SimJobOptions): DesiredWorker[] {
       ...(options.trainerArgs ?? []),
     ],
     ...(options.env ? { env: options.env } : {}),
-  }));
+    workers: options.gpus.map((gpu, rank) => ({
+      rank,
+      localRank: rank,
+      gpuIndices: [gpu],
+      ...(options.ests ? { ests: options.ests[rank]! } : {}),
+    })),
+  };
 }
+
+/** The `jobs` of a desired state holding just this one job. */
+export const simJobs = (options: SimJobOptions): DesiredJob[] => [simJob(options)];
 
 export interface StepLogLine {
   jobId: string;

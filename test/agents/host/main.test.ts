@@ -7,8 +7,17 @@ import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { buildAgent } from '../../../agents/host/build.ts';
-import type { TelemetryMessage } from '../../../agents/host/telemetry-messages.ts';
-import { assertNoOrphans, freePort, isAlive, readStepLog, simJob, tempDir, waitFor } from './helpers.ts';
+import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
+import {
+  assertNoOrphans,
+  freePort,
+  isAlive,
+  readStepLog,
+  simJob,
+  simJobs,
+  tempDir,
+  waitFor,
+} from './helpers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const MAIN = join(ROOT, 'agents/host/main.ts');
@@ -77,7 +86,7 @@ describe('agent process', () => {
         JSON.stringify({
           hostId: 'local-1',
           generation: 1,
-          workers: simJob({
+          jobs: simJobs({
             jobId: 'survivor',
             jobGeneration: 1,
             worldSize: 2,
@@ -121,7 +130,7 @@ describe('agent process', () => {
         JSON.stringify({
           hostId: 'local-1',
           generation: 2,
-          workers: simJob({
+          jobs: simJobs({
             jobId: 'drained',
             jobGeneration: 1,
             worldSize: 1,
@@ -166,7 +175,7 @@ describe('agent process', () => {
         JSON.stringify({
           hostId: 'local-1',
           generation: 1,
-          workers: simJob({
+          jobs: simJobs({
             jobId: 'bundled',
             jobGeneration: 1,
             worldSize: 1,

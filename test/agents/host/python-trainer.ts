@@ -7,7 +7,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { DesiredWorker } from '../../../agents/host/desired-state.ts';
+import type { DesiredJob } from '../../../lib/protocol/desired-state.ts';
 import { fileUri, freePort, killQuietly } from './helpers.ts';
 
 export const PYTHON = '/usr/bin/python3';
@@ -50,16 +50,12 @@ export interface PythonJobOptions {
   masterPort: number;
 }
 
-/** Desired workers of one job running the Python trainer's small CNN on CPU. */
-export function pythonJob(options: PythonJobOptions): DesiredWorker[] {
-  return options.gpus.map((gpu, rank) => ({
+/** Desired state of one job running the Python trainer's small CNN on CPU. */
+export function pythonJob(options: PythonJobOptions): DesiredJob {
+  return {
     jobId: options.jobId,
     jobGeneration: options.jobGeneration,
-    rank,
     worldSize: options.gpus.length,
-    localRank: rank,
-    gpuIndices: [gpu],
-    ests: options.ests[rank]!,
     maxP: options.maxP,
     totalSteps: options.totalSteps,
     checkpointUri: fileUri(options.checkpointDir),
@@ -68,7 +64,13 @@ export function pythonJob(options: PythonJobOptions): DesiredWorker[] {
     masterPort: options.masterPort,
     command: [PYTHON, '-m', 'tessera_trainer.run', ...SMALL_CNN_ARGS],
     env: PYTHON_WORKER_ENV,
-  }));
+    workers: options.gpus.map((gpu, rank) => ({
+      rank,
+      localRank: rank,
+      gpuIndices: [gpu],
+      ests: options.ests[rank]!,
+    })),
+  };
 }
 
 /**

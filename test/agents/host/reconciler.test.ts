@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CheckpointCatalog } from '../../../agents/host/checkpoint-catalog.ts';
-import type { DesiredJob, DesiredState } from '../../../agents/host/desired-state.ts';
 import { type Effect, Reconciler, type ReconcilerConfig } from '../../../agents/host/reconciler.ts';
-import type { TelemetryMessage } from '../../../agents/host/telemetry-messages.ts';
+import type { DesiredJob, DesiredState } from '../../../lib/protocol/desired-state.ts';
+import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
 
 const CONFIG: ReconcilerConfig = {
   hostId: 'host-a',
@@ -29,18 +29,13 @@ function desiredJob(jobGeneration: number, workers: number, overrides: Partial<D
   };
   return {
     ...base,
-    workers: Array.from({ length: workers }, (_, rank) => ({
-      ...base,
-      rank,
-      localRank: rank,
-      gpuIndices: [rank],
-      command: ['trainer'],
-    })),
+    command: ['trainer'],
+    workers: Array.from({ length: workers }, (_, rank) => ({ rank, localRank: rank, gpuIndices: [rank] })),
   };
 }
 
 function desired(jobs: DesiredJob[], generation = 1, drain = false): DesiredState {
-  return { hostId: 'host-a', generation, drain, jobs };
+  return { hostId: 'host-a', generation, drain, stop: false, jobs };
 }
 
 /** A checkpoint store the test controls. */
@@ -205,7 +200,7 @@ describe('Reconciler', () => {
     assert.deepEqual(signals(crash), ['SIGKILL job-1/g1/a1/r0']);
     const settled = reconciler.handleExit('job-1/g1/a1/r0', { code: null, signal: 'SIGKILL' }, 12);
     const restarting = message(settled, 'restarting');
-    assert.deepEqual([restarting.crashes, restarting.exitCode, restarting.backoffMs], [1, 1, 100]);
+    assert.deepEqual([restarting.crashes, restarting.exitCode, restarting.backoffSeconds], [1, 1, 0.1]);
     assert.equal(spawns(reconciler.reconcile(111)).length, 0, 'still backing off');
     const second = reconciler.reconcile(112);
     assert.deepEqual(
@@ -218,7 +213,7 @@ describe('Reconciler', () => {
 
     reconciler.handleExit('job-1/g1/a2/r0', { code: null, signal: 'SIGSEGV' }, 200);
     const again = reconciler.handleExit('job-1/g1/a2/r1', { code: null, signal: 'SIGKILL' }, 201);
-    assert.equal(message(again, 'restarting').backoffMs, 200, 'doubled');
+    assert.equal(message(again, 'restarting').backoffSeconds, 0.2, 'doubled');
     reconciler.reconcile(401);
     reconciler.handleReport('job-1/g1/a3/r0', { event: 'error', message: 'NCCL timeout' }, 402);
     reconciler.handleExit('job-1/g1/a3/r0', { code: 134, signal: null }, 410);
@@ -315,6 +310,15 @@ describe('Reconciler', () => {
     assert.deepEqual(reconciler.reconcile(16), [{ kind: 'release', jobId: 'job-2' }]);
   });
 
+  test('a stop order (the control plane gave this host up) stops every job and starts none', () => {
+    const reconciler = new Reconciler(CONFIG, catalog());
+    started(reconciler, [desiredJob(1, 1)]);
+    reconciler.applyDesired({ ...desired([desiredJob(1, 1)], 2), stop: true });
+    assert.deepEqual(signals(reconciler.reconcile(10)), ['SIGUSR2 job-1/g1/a1/r0']);
+    reconciler.handleExit('job-1/g1/a1/r0', { code: 75, signal: null }, 11);
+    assert.deepEqual(spawns(reconciler.reconcile(12)), [], 'nothing runs on a host that was given up');
+  });
+
   test('Spot evacuation: stop everything before the deadline and start nothing afterwards', () => {
     const reconciler = new Reconciler({ ...CONFIG, checkpointTimeoutMs: 60_000 }, catalog());
     started(reconciler, [desiredJob(1, 1), desiredJob(1, 1, { jobId: 'job-2' })]);
@@ -371,7 +375,7 @@ describe('Reconciler', () => {
     const progress = message(effects, 'progress');
     assert.deepEqual(
       [progress.step, progress.stepTime, progress.samplesPerSecond, progress.gpuUtilization, progress.at],
-      [3, 0.1, 640, 80, 6],
+      [3, 0.1, 640, 80, 0.006], // `at` in seconds: the reconciler clock is ms
     );
     assert.deepEqual(reconciler.handleReport('job-1/g0/a9/r0', { event: 'finished', step: 1 }, 7), []);
     assert.deepEqual(reconciler.handleExit('job-1/g0/a9/r0', { code: 1, signal: null }, 7), []);

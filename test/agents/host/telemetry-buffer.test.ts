@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { silentLogger } from '../../../agents/host/logger.ts';
 import { TelemetryDeliveryError, type TelemetrySink } from '../../../agents/host/ports/telemetry-sink.ts';
 import { TelemetryBuffer } from '../../../agents/host/telemetry-buffer.ts';
-import type { TelemetryMessage } from '../../../agents/host/telemetry-messages.ts';
+import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
 
 const progress = (at: number): TelemetryMessage => ({
   type: 'progress',

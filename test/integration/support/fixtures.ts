@@ -1,8 +1,11 @@
 /** Requests and messages the integration tests send. */
 
+import type { Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { TelemetryMessage } from '../../../agents/host/telemetry-messages.ts';
+import { pendingHostItem } from '../../../lib/aws/round/inventory.ts';
+import { LOCAL_HOST_ROLE_ID } from '../../../lib/local/endpoint/sqs-sender.ts';
 import { type ApiRequest, apiGatewayEvent } from '../../../lib/local/runner/index.ts';
+import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
 import type { ControlPlane } from './local-stack.ts';
 
 export const jobDocument = (overrides: Record<string, unknown> = {}) => ({
@@ -39,6 +42,39 @@ export const submit = (cp: ControlPlane, document: unknown, principal = 'alice')
     principal,
   });
 
+/** The SQS SenderId of a host's instance-role session (what SQS stamps on the host's own messages). */
+export const hostSender = (hostId: string): string => `${LOCAL_HOST_ROLE_ID}:${hostId}`;
+
+/** Telemetry records as the queue delivers them: each sent by the host its `hostId` names, unless `sender` says. */
+export const telemetryMessages = (messages: readonly unknown[], sender?: string): Message[] =>
+  messages.map((m, i) => ({
+    MessageId: `t-${Date.now()}-${i}-${Math.random()}`,
+    ReceiptHandle: 'r',
+    Body: typeof m === 'string' ? m : JSON.stringify(m),
+    Attributes: {
+      SenderId: sender ?? hostSender(String((m as { hostId?: unknown }).hostId ?? 'unknown')),
+    },
+  }));
+
+/**
+ * Hosts the fleet launched, recorded as pending as the round records its launches (and adopts instances tagged
+ * for the cluster): only such hosts may register. Not EC2 instances of the test, so without a launch time or a
+ * price (they neither vanish from the instance listing nor count against the fleet's budget).
+ */
+export const admitHosts = async (cp: ControlPlane, ...hostIds: string[]): Promise<void> => {
+  for (const hostId of hostIds) {
+    const {
+      launchedAt: _none,
+      pricePerHour: _free,
+      ...item
+    } = pendingHostItem(
+      { instanceId: hostId, instanceType: 'g5.12xlarge', state: 'running', lifecycle: 'on-demand' },
+      Date.now(),
+    );
+    await cp.hosts.createIfAbsent(item);
+  }
+};
+
 /** A registration of a host with `gpus` GPUs of an A10G-like product, as the agent sends it. */
 export const register = (
   hostId: string,
@@ -48,7 +84,7 @@ export const register = (
   ({
     type: 'register',
     hostId,
-    at: Date.now(),
+    at: Date.now() / 1000,
     instanceId: null,
     instanceType: 'g5.12xlarge',
     availabilityZone: 'us-east-1a',

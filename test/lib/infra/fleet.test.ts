@@ -13,7 +13,9 @@ describe('renderUserData', () => {
       HOSTS_TABLE: 'Hosts',
       TELEMETRY_QUEUE_URL: 'https://sqs/q',
       AWS_REGION: 'eu-west-1',
+      HOST_ARN_PREFIX: 'arn:aws:ec2:eu-west-1:1:instance/',
     });
+    assert.match(script, /TESSERA_AGENT_DESIRED_KEY=\$\{HOST_ARN_PREFIX\}\$\{instance_id\}/);
     assert.ok(script.startsWith('#!/bin/bash\n'));
     assert.match(script, /HOSTS_TABLE='Hosts'/);
     assert.match(script, /TELEMETRY_QUEUE_URL='https:\/\/sqs\/q'/);

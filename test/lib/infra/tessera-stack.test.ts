@@ -142,7 +142,7 @@ describe('functions', () => {
         ];
       }),
     );
-    const tables = [ENV.jobsTable, ENV.hostsTable, ENV.profilesTable, ENV.stateTable];
+    const tables = [ENV.jobsTable, ENV.hostsTable, ENV.hostArnPrefix, ENV.profilesTable, ENV.stateTable];
     assert.deepEqual(vars, {
       api: [...tables, ENV.schedulerEventsQueueUrl].sort(),
       ingest: [...tables, ENV.schedulerEventsQueueUrl, ENV.submissionsDlqUrl].sort(),
@@ -256,13 +256,16 @@ describe('least privilege', () => {
   test('telemetry', () => {
     assert.deepEqual(
       actions('telemetry'),
-      sorted(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], sqsSend, sqsConsume),
+      sorted(['dynamodb:GetItem', 'dynamodb:UpdateItem'], sqsSend, sqsConsume),
     );
   });
   test('fleet-events', () => {
     assert.deepEqual(
       actions('fleet-events'),
-      sorted(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], sqsSend),
+      sorted(
+        ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        sqsSend,
+      ),
     );
   });
 
@@ -293,7 +296,7 @@ describe('least privilege', () => {
     assert.ok(round.some((g) => g.actions.includes('iam:PassRole')));
   });
 
-  test('host instance roles: own desired state attributes, telemetry, checkpoints', () => {
+  test('host instance roles: only their own desired-state item (keyed by their instance ARN) and attributes', () => {
     const roleIds = stack.fleet.families.map((f) => stack.getLogicalId(f.role.node.defaultChild as never));
     const hostPolicies = resources('AWS::IAM::Policy').filter(([, p]) =>
       roleIds.some((id) => JSON.stringify(p.Properties.Roles).includes(id)),
@@ -302,12 +305,31 @@ describe('least privilege', () => {
     const statements = (
       hostPolicies[0]![1].Properties.PolicyDocument as { Statement: Record<string, unknown>[] }
     ).Statement;
-    const read = statements.find((s) => s.Sid === 'ReadDesiredState');
+    const read = statements.find((s) => s.Sid === 'ReadOwnDesiredState');
     assert.equal(read?.Action, 'dynamodb:GetItem');
     assert.deepEqual(read?.Condition, {
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['hostId', 'desired'] },
+      'ForAllValues:StringEquals': {
+        'dynamodb:LeadingKeys': ['${ec2:SourceInstanceARN}'],
+        'dynamodb:Attributes': ['hostId', 'desired'],
+      },
       StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
     });
+    const dynamodb = statements.filter((s) =>
+      [s.Action].flat().some((a) => String(a).startsWith('dynamodb:')),
+    );
+    assert.deepEqual(dynamodb, [read], 'no other DynamoDB access: a host reads no other host’s item');
+    // The copy the agent reads is keyed by the ARN the condition names: prefix + instance id.
+    const round = resources('AWS::Lambda::Function').find(
+      ([, f]) =>
+        (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables[ENV.functionKind] ===
+        'round',
+    )!;
+    const prefix = JSON.stringify(
+      (round[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables[
+        ENV.hostArnPrefix
+      ],
+    );
+    assert.match(prefix, /arn:.*AWS::Partition.*:ec2:.*AWS::Region.*:.*AWS::AccountId.*:instance\//);
     const actionsOf = statements.flatMap((s) => [s.Action].flat());
     assert.ok(
       !actionsOf.some((a) => /dynamodb:(Put|Update|Delete|Scan|Query)/.test(String(a))),

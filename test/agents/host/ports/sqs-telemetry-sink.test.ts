@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SqsTelemetrySink } from '../../../../agents/host/ports/sqs-telemetry-sink.ts';
 import { TelemetryDeliveryError } from '../../../../agents/host/ports/telemetry-sink.ts';
-import type { TelemetryMessage } from '../../../../agents/host/telemetry-messages.ts';
+import type { TelemetryMessage } from '../../../../lib/protocol/telemetry.ts';
 import { bodyText, fakeHttpHandler } from './fake-http.ts';
 
 const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/tessera-telemetry';

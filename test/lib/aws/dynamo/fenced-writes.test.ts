@@ -4,7 +4,10 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   LeaseLostError,
+  MAX_TRANSACTION_BYTES,
   MAX_WRITES_PER_TRANSACTION,
+  transactItemBytes,
+  transactionBatches,
   writeFenced,
 } from '../../../../lib/aws/dynamo/fenced-writes.ts';
 
@@ -37,6 +40,26 @@ const scripted = (outcomes: (Error | undefined)[]) => {
     },
   };
 };
+
+describe('transactionBatches', () => {
+  test('a write and its companions stay together; batches stay under the size limit', () => {
+    const big = (label: string) => ({
+      label,
+      item: { Update: { TableName: 't', Key: { id: label }, UpdateExpression: 'x'.repeat(1_000_000) } },
+      with: [{ Put: { TableName: 't', Item: { id: `${label}-copy`, d: 'y'.repeat(700_000) } } }],
+    });
+    const batches = transactionBatches([big('a'), big('b'), big('c')]);
+    assert.deepEqual(
+      batches.map((b) => b.map((w) => w.label)),
+      [['a', 'b'], ['c']],
+    );
+    for (const batch of batches)
+      assert.ok(
+        batch.flatMap((w) => [w.item, ...(w.with ?? [])]).reduce((n, i) => n + transactItemBytes(i), 0) <=
+          MAX_TRANSACTION_BYTES,
+      );
+  });
+});
 
 describe('writeFenced', () => {
   test('every transaction starts with the fence and holds at most 100 items', async () => {

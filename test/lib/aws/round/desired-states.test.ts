@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { validateDesiredState } from '../../../../agents/host/desired-state.ts';
-import { checkpointUriOf, desiredUpdates, workersByHost } from '../../../../lib/aws/round/desired-states.ts';
+import { checkpointUriOf, desiredUpdates, jobsByHost } from '../../../../lib/aws/round/desired-states.ts';
+import { validateDesiredState } from '../../../../lib/protocol/desired-state.ts';
 import { allocation, hostItem, jobItem, runningJob } from '../support/items.ts';
 
 const address = (hostId: string) => `10.0.0.${hostId.slice(-1)}`;
 
-describe('workersByHost', () => {
-  test('one worker per GPU, ranks across hosts in slice order, local ranks per host', () => {
+describe('jobsByHost', () => {
+  test('launch settings once per job and host; one worker per GPU, ranks across hosts in slice order', () => {
     const job = runningJob(
       'job-1',
       allocation([
@@ -16,19 +16,21 @@ describe('workersByHost', () => {
       ]),
       { jobGeneration: 4, resumeStep: 120 },
     );
-    const workers = workersByHost([job], address, 's3://bucket/checkpoints/');
+    const jobs = jobsByHost([job], address, 's3://bucket/checkpoints/');
+    assert.equal(jobs.get('h1')?.length, 1, 'one entry per job on a host');
     assert.deepEqual(
-      workers.get('h1')?.map((w) => [w.rank, w.localRank, w.gpuIndices, w.worldSize]),
+      jobs.get('h1')?.[0]?.workers.map((w) => [w.rank, w.localRank, w.gpuIndices]),
       [
-        [0, 0, [2], 3],
-        [1, 1, [3], 3],
+        [0, 0, [2]],
+        [1, 1, [3]],
       ],
     );
     assert.deepEqual(
-      workers.get('h2')?.map((w) => [w.rank, w.localRank, w.gpuIndices]),
+      jobs.get('h2')?.[0]?.workers.map((w) => [w.rank, w.localRank, w.gpuIndices]),
       [[2, 0, [0]]],
     );
-    const w = workers.get('h2')![0]!;
+    const w = jobs.get('h2')![0]!;
+    assert.equal(w.worldSize, 3);
     assert.equal(w.masterAddr, '10.0.0.1', 'rank 0 sits on the first slice');
     assert.equal(w.masterPort, 29500);
     assert.equal(w.jobGeneration, 4);
@@ -50,12 +52,13 @@ describe('workersByHost', () => {
       },
       { spec: { ...jobItem('job-e').spec, elastic: { maxP: 4, minGpus: 0, heterogeneous: false } } },
     );
-    const workers = workersByHost([job], address, 'file:///ckpt').get('h1')!;
+    const [elastic] = jobsByHost([job], address, 'file:///ckpt').get('h1')!;
+    assert.equal(elastic?.maxP, 4);
     assert.deepEqual(
-      workers.map((w) => [w.maxP, w.ests]),
+      elastic?.workers.map((w) => w.ests),
       [
-        [4, [0, 1]],
-        [4, [2, 3]],
+        [0, 1],
+        [2, 3],
       ],
     );
   });
@@ -63,7 +66,7 @@ describe('workersByHost', () => {
   test('skips jobs that do not hold GPUs or have no rendezvous port yet', () => {
     const queued = jobItem('q');
     const portless = runningJob('p', allocation([['h1', [0]]]), { masterPort: undefined });
-    assert.equal(workersByHost([queued, portless], address, 'file:///c').size, 0);
+    assert.equal(jobsByHost([queued, portless], address, 'file:///c').size, 0);
   });
 
   test('the documents pass the host agent’s own validation', () => {
@@ -78,7 +81,7 @@ describe('workersByHost', () => {
         { masterPort: 29501, launch: { command: ['x'], env: { LR: '1' } } },
       ),
     ];
-    const workers = workersByHost(jobs, address, 'file:///ckpt');
+    const workers = jobsByHost(jobs, address, 'file:///ckpt');
     const hosts = [hostItem('h1'), hostItem('h2')];
     for (const update of desiredUpdates(hosts, workers)) {
       const result = validateDesiredState(update.desired, {
@@ -93,7 +96,7 @@ describe('workersByHost', () => {
 
 describe('desiredUpdates', () => {
   const job = runningJob('a', allocation([['h1', [0]]]));
-  const workers = workersByHost([job], address, 'file:///c');
+  const workers = jobsByHost([job], address, 'file:///c');
 
   test('writes a new generation only when workers or drain change', () => {
     const [first] = desiredUpdates([hostItem('h1')], workers);
@@ -105,7 +108,7 @@ describe('desiredUpdates', () => {
     assert.equal(drained?.desired.drain, true);
     assert.equal(drained?.desired.generation, 2);
     const [emptied] = desiredUpdates([current], new Map());
-    assert.deepEqual(emptied?.desired.workers, []);
+    assert.deepEqual(emptied?.desired.jobs, []);
     assert.equal(emptied?.expectedGeneration, 1);
   });
 

@@ -21,6 +21,13 @@ describe('preRound', () => {
       [['quiet', 'no heartbeat for 400 s']],
     );
     assert.equal(result.hosts.find((h) => h.hostId === 'quiet')?.state, 'lost');
+    // A silent host may still be alive: it is told to stop everything, in a newer generation than it has.
+    assert.deepEqual(result.hostChanges[0]?.desired, {
+      hostId: 'quiet',
+      generation: 1,
+      jobs: [],
+      stop: true,
+    });
     assert.deepEqual(
       result.jobChanges.map((c) => [c.jobId, c.next.status, c.why]),
       [['a', 'suspended', 'host quiet is lost']],
@@ -49,6 +56,51 @@ describe('preRound', () => {
         ['a', 'host drain is draining'],
         ['b', 'host gone is unknown'],
       ],
+    );
+  });
+
+  test('a job whose host reports its current generation finished or failed ends, freeing its GPUs', () => {
+    const actual = (jobId: string, jobGeneration: number, phase: string, step: number | null) => ({
+      jobId,
+      jobGeneration,
+      phase,
+      step,
+      checkpointStep: null,
+      crashes: phase === 'failed' ? 3 : 0,
+    });
+    const hosts = [
+      hostItem('h1', {
+        lastHeartbeatAt: 990_000,
+        actual: {
+          draining: false,
+          evacuating: null,
+          gpuUtilization: null,
+          jobs: [
+            actual('done', 1, 'finished', 1000),
+            actual('broken', 1, 'failed', null),
+            actual('old', 1, 'finished', 5),
+          ],
+        },
+      }),
+    ];
+    const jobs = [
+      runningJob('done', allocation([['h1', [0]]])),
+      runningJob('broken', allocation([['h1', [1]]])),
+      runningJob('old', allocation([['h1', [2]]]), { jobGeneration: 2 }), // generation 1 ended, 2 runs
+    ];
+    const result = preRound(hosts, jobs, clock, 300);
+    assert.deepEqual(
+      result.jobChanges.map((c) => [c.jobId, c.next.status, c.next.allocation === undefined]),
+      [
+        ['done', 'finished', true],
+        ['broken', 'failed', true],
+      ],
+    );
+    assert.equal(result.jobChanges[0]?.next.progress, 1000);
+    assert.match(result.jobChanges[1]?.next.failureReason ?? '', /failed on host h1/);
+    assert.deepEqual(
+      result.jobs.map((j) => j.jobId),
+      ['old'],
     );
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { TelemetryMessage } from '../../../../agents/host/telemetry-messages.ts';
 import { coalesceTelemetry } from '../../../../lib/aws/telemetry/coalesce.ts';
+import type { TelemetryMessage } from '../../../../lib/protocol/telemetry.ts';
 
 const progress = (jobId: string, step: number, at: number): TelemetryMessage => ({
   type: 'progress',

@@ -9,7 +9,7 @@ export const EXIT_FINISHED = 0;
 export const EXIT_BAD_CONFIGURATION = 2;
 export const EXIT_CHECKPOINTED = 75;
 
-/** Variables the agent owns; the desired state's per-worker `env` may not override them. */
+/** Variables the agent owns; a job's `env` may not override them. */
 export const MANAGED_ENV_NAMES = [
   'TESSERA_JOB_ID',
   'TESSERA_GENERATION',
@@ -49,7 +49,7 @@ export function buildWorkerEnv(
   for (const [name, value] of Object.entries(inherited)) {
     if (value !== undefined && !name.startsWith('TESSERA_')) env[name] = value;
   }
-  Object.assign(env, worker.env ?? {});
+  Object.assign(env, job.env ?? {});
   env.TESSERA_JOB_ID = job.jobId;
   env.TESSERA_GENERATION = String(job.jobGeneration);
   env.TESSERA_RANK = String(worker.rank);

@@ -5,13 +5,19 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { MANAGED_ENV_NAMES } from '../../agents/host/worker-protocol.ts';
 import { findGpuType, findModelProfile, knownGpuTypeIds, knownModelIds } from '../core/catalog/index.ts';
 import type { JobSpec } from '../core/model/job.ts';
+import { MANAGED_ENV_NAMES } from './worker-protocol.ts';
 
 /** Largest accepted document (UTF-8 bytes): far above any real spec, far below DynamoDB's 400 KB item limit. */
 export const MAX_JOB_SPEC_BYTES = 64 * 1024;
 export const MAX_GPUS_PER_JOB = 1024;
+/**
+ * Largest `command` + `env` (UTF-8 bytes of their JSON). A host's desired state (one DynamoDB item, 400 KB)
+ * carries the launch settings of every job placed on it — up to 16 on an 8-GPU host with packing — so a job
+ * whose settings could not fit there is refused at submit instead of stalling placement later.
+ */
+export const MAX_LAUNCH_BYTES = 16 * 1024;
 export const CLIENT_TOKEN_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -131,6 +137,17 @@ export const jobSpecDocumentSchema = z
     clientToken: true,
   })
   .superRefine((doc, ctx) => {
+    const launchBytes = Buffer.byteLength(
+      JSON.stringify({ command: doc.command, env: doc.env ?? {} }),
+      'utf8',
+    );
+    if (launchBytes > MAX_LAUNCH_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message: `command and env together must be at most ${MAX_LAUNCH_BYTES} bytes, got ${launchBytes}: every job's launch settings must fit in its host's desired state (one DynamoDB item); put large inputs in a file the command reads`,
+      });
+    }
     if (doc.gpuTypes && new Set(doc.gpuTypes).size !== doc.gpuTypes.length) {
       ctx.addIssue({ code: 'custom', path: ['gpuTypes'], message: 'must not list a GPU type twice' });
     }
@@ -175,8 +192,38 @@ export const formatJobSpecIssues = (issues: readonly JobSpecIssue[]): string =>
 const fieldOf = (path: readonly PropertyKey[]): string =>
   path.length === 0 ? '(document)' : path.map((key) => String(key)).join('.');
 
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Problems a schema would hide: JSON.parse makes `__proto__` an own key that records drop silently, and NUL
+ * characters pass every string rule but fail only when the agent spawns the worker.
+ */
+const rawIssues = (value: unknown): JobSpecIssue[] => {
+  const issues: JobSpecIssue[] = [];
+  const visit = (node: unknown, path: string[]) => {
+    if (typeof node === 'string') {
+      if (node.includes('\u0000'))
+        issues.push({ field: fieldOf(path), rule: 'must not contain NUL characters' });
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    for (const key of Object.keys(node)) {
+      const child = [...path, key];
+      if (key.includes('\u0000'))
+        issues.push({ field: fieldOf(child), rule: 'keys must not contain NUL characters' });
+      if (RESERVED_KEYS.has(key) && (path[0] === 'labels' || path[0] === 'env') && path.length === 1)
+        issues.push({ field: fieldOf(child), rule: `"${key}" is a reserved key and may not be used` });
+      visit((node as Record<string, unknown>)[key], child);
+    }
+  };
+  visit(value, []);
+  return issues;
+};
+
 /** Validates an already-parsed value (e.g. a YAML document read by the CLI). */
 export const validateJobSpec = (value: unknown): JobSpecParseResult => {
+  const raw = rawIssues(value);
+  if (raw.length > 0) return { ok: false, issues: raw };
   const parsed = jobSpecDocumentSchema.safeParse(value);
   if (parsed.success) return { ok: true, document: parsed.data };
   const issues = parsed.error.issues.map((issue): JobSpecIssue => {

@@ -1,7 +1,8 @@
 /**
  * Messages the agent sends to the telemetry queue. Exported as zod schemas so the telemetry Lambda
- * can validate what it receives with the same definitions. `at` is epoch milliseconds from the
- * agent's clock.
+ * can validate what it receives with the same definitions. Times are seconds: `at` is epoch seconds from the
+ * agent's clock. `hostId` is the host the message speaks for; the control plane accepts it only from that
+ * host's own credentials (see docs/host-agent.md, sender-bound telemetry).
  */
 import { z } from 'zod';
 
@@ -130,7 +131,8 @@ export const restartingMessageSchema = z.object({
   crashes: z.int().positive(),
   exitCode: z.int().nullable(),
   signal: z.string().nullable(),
-  backoffMs: z.int().nonnegative(),
+  /** Seconds until the next attempt. */
+  backoffSeconds: z.number().nonnegative(),
 });
 
 export const finishedMessageSchema = z.object({ type: z.literal('finished'), ...base, ...jobRef, step });
@@ -148,7 +150,7 @@ export const spotInterruptionMessageSchema = z.object({
   type: z.literal('spotInterruption'),
   ...base,
   action: z.string(),
-  /** When EC2 will act, from the notice; null if the notice had no parsable time. */
+  /** When EC2 will act (epoch seconds), from the notice; null if the notice had no parsable time. */
   noticeTime: z.number().nullable(),
   checkpoints: z.array(jobCheckpointSummarySchema),
 });

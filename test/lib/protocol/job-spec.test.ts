@@ -4,11 +4,12 @@ import {
   formatJobSpecIssues,
   jobSpecFingerprint,
   MAX_JOB_SPEC_BYTES,
+  MAX_LAUNCH_BYTES,
   parseJobSpecJson,
   toJobLaunch,
   toJobSpec,
   validateJobSpec,
-} from '../../../lib/schema/job-spec.ts';
+} from '../../../lib/protocol/job-spec.ts';
 
 const valid = {
   name: 'bert-finetune',
@@ -123,6 +124,32 @@ describe('job spec schema', () => {
     assert.match(issueFor({ ...valid, env: { '1BAD': 'x' } }, 'env.1BAD'), /valid environment variable name/);
     assert.match(issueFor({ ...valid, command: [] }, 'command'), /program to run/);
     assert.match(issueFor({ ...valid, clientToken: 'has space' }, 'clientToken'), /\[A-Za-z0-9._:-\]/);
+  });
+
+  test('launch settings that could not fit in a host desired state are refused, naming the rule', () => {
+    // 15 arguments of 4 KiB: each within its own limit, together far over what a host item can carry 16 times.
+    const rule = issueFor(
+      { ...valid, command: Array.from({ length: 15 }, () => 'x'.repeat(4000)) },
+      'command',
+    );
+    assert.match(
+      rule,
+      new RegExp(`command and env together must be at most ${MAX_LAUNCH_BYTES} bytes, got \\d+`),
+    );
+    assert.ok(
+      validateJobSpec({ ...valid, command: ['x'.repeat(4000), 'y'.repeat(4000)] }).ok,
+      'moderate sizes pass',
+    );
+  });
+
+  test('__proto__ keys in labels or env and NUL characters are rejected, never dropped', () => {
+    const proto = JSON.parse('{"__proto__": "x"}') as Record<string, string>;
+    assert.match(issueFor({ ...valid, labels: proto }, 'labels.__proto__'), /reserved key/);
+    assert.match(issueFor({ ...valid, env: proto }, 'env.__proto__'), /reserved key/);
+    assert.match(issueFor({ ...valid, command: ['python3', 'a\u0000b'] }, 'command.1'), /NUL/);
+    assert.match(issueFor({ ...valid, env: { LR: '0\u0000' } }, 'env.LR'), /NUL/);
+    const viaJson = parseJobSpecJson(JSON.stringify(valid).replace('"team"', '"__proto__"'));
+    assert.ok(!viaJson.ok && viaJson.issues.some((i) => i.field === 'labels.__proto__'));
   });
 
   test('every problem is reported at once', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { DesiredJob } from '../../../agents/host/desired-state.ts';
-import { buildWorkerEnv, classifyExit, parseReportLine } from '../../../agents/host/worker-protocol.ts';
+import type { DesiredJob } from '../../../lib/protocol/desired-state.ts';
+import { buildWorkerEnv, classifyExit, parseReportLine } from '../../../lib/protocol/worker-protocol.ts';
 
 const job: DesiredJob = {
   jobId: 'job-1',
@@ -13,21 +13,15 @@ const job: DesiredJob = {
   resumeStep: 120,
   masterAddr: '10.0.0.7',
   masterPort: 29501,
+  command: ['trainer'],
   workers: [],
 };
 
 describe('buildWorkerEnv', () => {
   test('sets every protocol variable and CUDA_VISIBLE_DEVICES', () => {
     const env = buildWorkerEnv(
-      job,
-      {
-        ...({} as DesiredJob['workers'][number]),
-        rank: 1,
-        localRank: 1,
-        gpuIndices: [5],
-        ests: [2, 3],
-        env: { TESSERA_SEED: '3' },
-      },
+      { ...job, env: { TESSERA_SEED: '3' } },
+      { rank: 1, localRank: 1, gpuIndices: [5], ests: [2, 3] },
       140,
       { PATH: '/usr/bin', HOME: '/root' },
     );
@@ -54,7 +48,7 @@ describe('buildWorkerEnv', () => {
   test("the agent's own TESSERA_* settings do not leak into workers; absent optionals stay absent", () => {
     const env = buildWorkerEnv(
       { ...job, maxP: undefined },
-      { ...({} as DesiredJob['workers'][number]), rank: 0, localRank: 0, gpuIndices: [0, 1] },
+      { rank: 0, localRank: 0, gpuIndices: [0, 1] },
       -1,
       { TESSERA_AGENT_DESIRED_STATE: 'dynamodb:Hosts', TESSERA_RANK: '9', LANG: 'C' },
     );

@@ -1,0 +1,146 @@
+// No job twice, no job lost, through the real handlers on DynamoDB Local: a host silent past the heartbeat
+// timeout (but alive) is told to stop and its job runs on exactly one other host with a newer generation whose
+// late reports from the old host change nothing; a job whose `finished` report was lost is ended from the host's
+// reported actual state in the next round.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DynamoDbDesiredStateSource } from '../../agents/host/ports/dynamodb-desired-state-source.ts';
+import { createRoundHandler } from '../../functions/round/handler.ts';
+import { createTelemetryHandler } from '../../functions/telemetry/handler.ts';
+import type { RoundReport } from '../../lib/aws/round/run-round.ts';
+import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
+import { admitHosts, jobDocument, register, submit, telemetryMessages } from './support/fixtures.ts';
+import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
+
+let cp: ControlPlane;
+/** Seconds the control plane's clock runs ahead of the wall clock (to pass the heartbeat timeout). */
+let skewSeconds = 0;
+const clock = () => Date.now() + skewSeconds * 1000;
+
+before(async () => {
+  cp = await startControlPlane({
+    runner: {
+      factories: {
+        round: (options) => createRoundHandler({ ...options, clock }),
+        telemetry: (options) => createTelemetryHandler({ ...options, clock }),
+      },
+    },
+  });
+});
+after(async () => {
+  await cp?.stop();
+});
+
+const round = () =>
+  cp.runner.invoke<RoundReport>(
+    'round',
+    scheduledEvent('arn:aws:events:us-east-1:0:rule/r', REGION, ACCOUNT),
+  );
+const telemetry = (...messages: unknown[]) =>
+  cp.runner.invoke(
+    'telemetry',
+    sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:0:telemetry', REGION),
+  );
+const heartbeat = (hostId: string, jobs: unknown[] = []) => ({
+  type: 'heartbeat',
+  hostId,
+  at: clock() / 1000,
+  appliedGeneration: null,
+  draining: false,
+  evacuating: null,
+  gpus: [],
+  jobs,
+});
+const copyOf = (hostId: string) =>
+  new DynamoDbDesiredStateSource(cp.clients.dynamodb, {
+    tableName: cp.hosts.tableName,
+    hostId: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${hostId}`,
+  }).read();
+
+describe('no job twice, no job lost', () => {
+  let jobId = '';
+
+  test('a silent but alive host is told to stop; its job moves once, and its late reports are ignored', async () => {
+    await admitHosts(cp, 'h-a', 'h-b');
+    await telemetry(register('h-a', 4), register('h-b', 4));
+    const { body } = await submit(cp, jobDocument({ clientToken: 'twice', gpus: 4, iterations: 1_000_000 }));
+    jobId = body.job.jobId;
+    await round();
+    const first = (await cp.jobs.get(jobId))!;
+    const oldHost = first.allocation!.slices[0]!.hostId;
+    const newHost = oldHost === 'h-a' ? 'h-b' : 'h-a';
+
+    skewSeconds = 400; // past the 300 s heartbeat timeout; only the other host kept beating
+    await telemetry(heartbeat(newHost));
+    await round();
+    const lost = (await cp.hosts.get(oldHost))!;
+    assert.equal(lost.state, 'lost');
+    assert.deepEqual(lost.desired?.jobs, []);
+    assert.equal(lost.desired?.stop, true);
+    assert.deepEqual(await copyOf(oldHost), lost.desired, 'the agent reads the stop order');
+
+    const moved = (await cp.jobs.get(jobId))!;
+    assert.equal(moved.status, 'running');
+    assert.deepEqual([...new Set(moved.allocation!.slices.map((s) => s.hostId))], [newHost]);
+    assert.ok(moved.jobGeneration > first.jobGeneration);
+
+    // The old host's agent speaks late, about the old generation: nothing changes.
+    await telemetry(
+      {
+        type: 'progress',
+        hostId: oldHost,
+        at: clock() / 1000,
+        jobId,
+        jobGeneration: first.jobGeneration,
+        step: 500,
+        stepTime: 0.1,
+        samplesPerSecond: 1,
+        gpuUtilization: null,
+      },
+      {
+        type: 'checkpointed',
+        hostId: oldHost,
+        at: clock() / 1000,
+        jobId,
+        jobGeneration: first.jobGeneration,
+        step: 400,
+        uri: 'file:///x',
+      },
+      {
+        type: 'finished',
+        hostId: oldHost,
+        at: clock() / 1000,
+        jobId,
+        jobGeneration: first.jobGeneration,
+        step: 1_000_000,
+      },
+    );
+    const after = (await cp.jobs.get(jobId))!;
+    assert.equal(after.status, 'running');
+    assert.equal(after.progress, moved.progress);
+    assert.equal(after.checkpointStep, moved.checkpointStep);
+  });
+
+  test('a finished report that never arrived: the host’s actual state ends the job and frees its GPUs', async () => {
+    const job = (await cp.jobs.get(jobId))!;
+    const hostId = job.allocation!.slices[0]!.hostId;
+    await telemetry(
+      heartbeat(hostId, [
+        {
+          jobId,
+          jobGeneration: job.jobGeneration,
+          phase: 'finished',
+          step: 1_000_000,
+          checkpointStep: null,
+          crashes: 0,
+          workers: [],
+        },
+      ]),
+    );
+    await round();
+    const ended = (await cp.jobs.get(jobId))!;
+    assert.equal(ended.status, 'finished');
+    assert.equal(ended.allocation, undefined);
+    assert.deepEqual((await cp.hosts.get(hostId))?.desired?.jobs, [], 'its GPUs are free in the same round');
+  });
+});
