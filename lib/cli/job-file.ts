@@ -5,7 +5,7 @@
  * reach into objects: `env.LR=0.1`). Every job is checked with the job-spec schema; issues name the job and field.
  */
 import { parse as parseYaml } from 'yaml';
-import { type JobSpecIssue, validateJobSpec } from '../schema/job-spec.ts';
+import { type JobSpecIssue, validateJobSpec } from '../protocol/job-spec.ts';
 
 export interface JobFileIssue extends JobSpecIssue {
   /** Which job of the file: `jobs[2]`, `sweep[batchSize=64]`, or `(file)`. */

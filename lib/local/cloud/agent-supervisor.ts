@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { getInstanceOffering } from '../../core/catalog/instances.ts';
 import type { Instance } from '../endpoint/ec2/types.ts';
 import type { LocalEventBus } from '../endpoint/events/bus.ts';
+import { localHostCredentials } from '../endpoint/sqs-sender.ts';
 import { CLOUD_RUN_ENV, INSTANCE_ENV, pidsWithEnv, signalAll } from './process-marks.ts';
 
 export interface AgentSupervisorOptions {
@@ -71,6 +72,7 @@ export class AgentSupervisor {
     mkdirSync(dir, { recursive: true });
     const log = openSync(join(dir, 'agent.log'), 'a');
     const o = this.options;
+    const hostCredentials = localHostCredentials(instanceId);
     const child = spawn(
       process.execPath,
       [
@@ -95,8 +97,9 @@ export class AgentSupervisor {
           ...process.env,
           AWS_ENDPOINT_URL: o.endpointUrl,
           AWS_REGION: o.region,
-          AWS_ACCESS_KEY_ID: 'local',
-          AWS_SECRET_ACCESS_KEY: 'local',
+          // The host's own credential: the endpoint stamps its telemetry with this instance as the sender.
+          AWS_ACCESS_KEY_ID: hostCredentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: hostCredentials.secretAccessKey,
           [CLOUD_RUN_ENV]: o.runId,
           [INSTANCE_ENV]: instanceId,
         },
