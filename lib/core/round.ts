@@ -1,4 +1,5 @@
 import { unschedulableReason } from './allocate/estimates.ts';
+import { type WaitInfo, waitInfo } from './framework/wait-info.ts';
 import type { Action, StopReason } from './model/action.ts';
 import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
@@ -50,6 +51,8 @@ export interface RoundOutput {
   readonly actions: readonly Action[];
   readonly state: SchedulerState;
   readonly stats: RoundStats;
+  /** Every job left waiting (and every unschedulable one): queue position, reason, estimated start. */
+  readonly waiting: ReadonlyMap<string, WaitInfo>;
 }
 
 /**
@@ -88,6 +91,8 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   }
 
   const actions = diffActions(ordered, plan, unschedulable);
+  const hold = policy.place.holds?.(ctx);
+  const waiting = waitInfo({ ctx, ordered, demands, plan, free, unschedulable, ...(hold ? { hold } : {}) });
   const count = (kind: Action['kind'], reason?: StopReason) =>
     actions.filter(
       (a) => a.kind === kind && (reason === undefined || (a.kind === 'stop' && a.reason === reason)),
@@ -108,6 +113,7 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
       rescaled: count('rescale'),
       unschedulable,
     },
+    waiting,
   };
 };
 
