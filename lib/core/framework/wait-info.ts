@@ -1,7 +1,7 @@
 import type { GpuTypeId } from '../model/gpu.ts';
 import type { JobState } from '../model/job.ts';
 import { remainingIterations } from '../model/job.ts';
-import type { PerfModel, PlacementShape } from '../model/perf.ts';
+import type { PlacementShape } from '../model/perf.ts';
 import { type Allocation, allocationGpuCount, type Plan, sameGpus } from '../model/plan.ts';
 import { isHolding } from '../order/compare.ts';
 import { type FreeGpus, shapeOf } from '../place/free-gpus.ts';
@@ -57,9 +57,9 @@ export const waitInfo = (input: WaitInput): Map<string, WaitInfo> => {
       ...(start !== undefined ? { estimatedStart: start } : {}),
     });
   });
-  input.unschedulable.forEach((u, i) =>
-    out.set(u.jobId, { queuePosition: waiting.length + i + 1, waitReason: `unschedulable: ${u.reason}` }),
-  );
+  input.unschedulable.forEach((u, i) => {
+    out.set(u.jobId, { queuePosition: waiting.length + i + 1, waitReason: `unschedulable: ${u.reason}` });
+  });
   return out;
 };
 
