@@ -37,7 +37,18 @@ export const jobView = (job: JobItem) => ({
   migrations: job.migrations,
   ...(job.finishTime !== undefined ? { finishedAt: iso(job.finishTime * 1000) } : {}),
   ...(job.failureReason ? { failureReason: job.failureReason } : {}),
+  ...waitView(job),
 });
+
+/** Why a waiting job waits, its place in the queue and its estimated start, as the latest round saw them. */
+const waitView = (job: JobItem) => {
+  if (job.status !== 'queued' && job.status !== 'suspended') return {};
+  return {
+    ...(job.waitReason ? { waitReason: job.waitReason } : {}),
+    ...(job.queuePosition !== undefined ? { queuePosition: job.queuePosition } : {}),
+    ...(job.estimatedStart !== undefined ? { estimatedStart: iso(job.estimatedStart * 1000) } : {}),
+  };
+};
 
 export const hostView = (host: HostItem) => {
   const busy = new Set<number>();

@@ -48,6 +48,10 @@ export const jobItemSchema = z.object({
   finishTime: z.number().optional(),
   failureReason: z.string().optional(),
   cancelRequested: z.boolean().optional(),
+  /** While waiting, as of the latest round that changed them: why, where in the queue, expected start (s). */
+  waitReason: z.string().optional(),
+  queuePosition: z.int().positive().optional(),
+  estimatedStart: z.number().optional(),
 });
 
 export type JobItem = z.infer<typeof jobItemSchema>;
