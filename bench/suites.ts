@@ -7,6 +7,7 @@ import { roundSuite } from './round.ts';
 import { simSuite } from './sim.ts';
 import { tesseraeSuite } from './tesserae.ts';
 import type { BenchSuite } from './types.ts';
+import { waitEstimateSuite } from './wait-estimate.ts';
 
 export const BENCH_SUITES: ReadonlyMap<string, BenchSuite> = new Map(
   [
@@ -18,6 +19,7 @@ export const BENCH_SUITES: ReadonlyMap<string, BenchSuite> = new Map(
     assignSuite,
     easyscaleSuite,
     criusSuite,
+    waitEstimateSuite,
   ].map((s) => [s.name, s]),
 );
 
