@@ -21,6 +21,9 @@ export const jobView = (job: JobItem) => ({
   progress: job.progress,
   submittedAt: iso(job.submittedAt),
   updatedAt: iso(job.updatedAt),
+  ...(job.runningSince !== undefined && (job.status === 'running' || job.status === 'checkpointing')
+    ? { startedAt: iso(job.runningSince * 1000) }
+    : {}),
   ...(job.allocation
     ? {
         allocation: {
