@@ -46,7 +46,9 @@ async function refresh() {
   try {
     state.overview = await api('/api/overview');
     $('#error').textContent = '';
+    performance.mark('overview');
     render();
+    performance.mark('rendered');
   } catch (error) {
     $('#error').textContent = `cannot reach the Tessera API: ${error.message}`;
   }

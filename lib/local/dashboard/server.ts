@@ -22,7 +22,10 @@ export interface DashboardOptions {
   /** 0 = any free port. */
   readonly port?: number;
   readonly host?: string;
-  /** Seconds between cluster snapshots. */
+  /**
+   * Seconds between refreshes of the cluster snapshot and the job list (default 5). Pages are served the latest
+   * refresh at once, so a page load does not wait for the API (only when it is older than three intervals).
+   */
   readonly sampleSeconds?: number;
   /** At most this many jobs are listed (the API's pages of 100 are followed up to it). */
   readonly maxJobs?: number;
@@ -78,6 +81,37 @@ export const startDashboard = async (options: DashboardOptions): Promise<Dashboa
     return { status: 200, body: jobs.slice(0, maxJobs) };
   };
 
+  /** The latest overview: cluster, jobs, snapshot series; refreshed by the timer, on demand, and after a cancel. */
+  let overview: { at: number; status: number; json: string } | undefined;
+  let inflight: Promise<void> | undefined;
+  const sampleMs = (options.sampleSeconds ?? 5) * 1000;
+  const maxStaleMs = Math.max(3 * sampleMs, 5000);
+  const build = async () => {
+    const [cluster, jobs] = await Promise.all([sample(), listJobs()]);
+    const at = clock();
+    // Serialised once per refresh, not once per page load.
+    if (cluster.status !== 200) overview = { at, status: cluster.status, json: JSON.stringify(cluster.body) };
+    else if (jobs.status !== 200) overview = { at, status: jobs.status, json: JSON.stringify(jobs.body) };
+    else
+      overview = {
+        at,
+        status: 200,
+        json: JSON.stringify({
+          cluster: cluster.body,
+          jobs: jobs.body,
+          history: series.all(),
+          at: at / 1000,
+        }),
+      };
+  };
+  const refresh = async (force = false): Promise<void> => {
+    if (inflight && force) await inflight.catch(() => {});
+    inflight ??= build().finally(() => {
+      inflight = undefined;
+    });
+    return inflight;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://dashboard');
     const file = STATIC[url.pathname];
@@ -90,15 +124,10 @@ export const startDashboard = async (options: DashboardOptions): Promise<Dashboa
       return res.end(body);
     }
     if (req.method === 'GET' && url.pathname === '/api/overview') {
-      const [cluster, jobs] = await Promise.all([sample(), listJobs()]);
-      if (cluster.status !== 200) return send(res, cluster.status, cluster.body);
-      if (jobs.status !== 200) return send(res, jobs.status, jobs.body);
-      return send(res, 200, {
-        cluster: cluster.body,
-        jobs: jobs.body,
-        history: series.all(),
-        at: clock() / 1000,
-      });
+      const age = overview ? clock() - overview.at : Number.POSITIVE_INFINITY;
+      if (age > maxStaleMs) await refresh();
+      const latest = overview!;
+      return sendText(res, latest.status, latest.json);
     }
     const job = /^\/api\/jobs\/(job-[A-Za-z0-9-]{1,64})$/.exec(url.pathname);
     if (job && req.method === 'GET') {
@@ -109,6 +138,7 @@ export const startDashboard = async (options: DashboardOptions): Promise<Dashboa
       if (req.headers['x-tessera-dashboard'] !== '1')
         return send(res, 403, { error: 'Forbidden', message: 'cancel only from the dashboard page' });
       const r = await options.api({ method: 'DELETE', path: `/jobs/${job[1]}` });
+      if (r.status < 300) await refresh(true); // the page's next overview shows the cancel
       return send(res, r.status, r.body);
     }
     return send(res, 404, { error: 'NotFound', message: `no route ${req.method} ${url.pathname}` });
@@ -142,8 +172,11 @@ export const startDashboard = async (options: DashboardOptions): Promise<Dashboa
   };
 };
 
-const send = (res: ServerResponse, status: number, body: unknown) => {
+const send = (res: ServerResponse, status: number, body: unknown) =>
+  sendText(res, status, JSON.stringify(body));
+
+const sendText = (res: ServerResponse, status: number, json: string) => {
   if (res.headersSent) return res.end();
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
+  res.end(json);
 };
