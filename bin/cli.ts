@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerBenchCommand } from '../lib/cli/bench.ts';
+import { registerDashboardCommand } from '../lib/cli/dashboard.ts';
 import { registerSimCommand } from '../lib/cli/sim.ts';
 
 const program = new Command()
@@ -10,6 +11,7 @@ const program = new Command()
 
 registerSimCommand(program);
 registerBenchCommand(program);
+registerDashboardCommand(program);
 
 try {
   await program.parseAsync(process.argv);
