@@ -46,9 +46,9 @@ async function refresh() {
   try {
     state.overview = await api('/api/overview');
     $('#error').textContent = '';
-    performance.mark('overview');
     render();
-    performance.mark('rendered');
+    // Navigation start to the first complete render: what the browser test reports as the load time.
+    if (performance.getEntriesByName('dashboard-ready').length === 0) performance.mark('dashboard-ready');
   } catch (error) {
     $('#error').textContent = `cannot reach the Tessera API: ${error.message}`;
   }
@@ -100,9 +100,12 @@ function renderCharts(history) {
         width,
         height: 140,
         legend: { show: false },
-        scales: { x: { time: true } },
+        // With one sample uPlot would span years; show the last minute around it instead.
+        scales: {
+          x: { time: true, range: (_u, min, max) => (max - min < 60 ? [max - 60, max + 5] : [min, max]) },
+        },
         series: [{}, { stroke: colours[id], width: 2, fill: `${colours[id]}22` }],
-        axes: [{ size: 30 }, { size: 40 }],
+        axes: [{ size: 30 }, { size: 50 }],
       },
       data,
       target,
@@ -174,47 +177,34 @@ function renderJobs(jobs) {
     );
   const now = state.overview.at;
   $('#job-count').textContent = `${shown.length} of ${jobs.length} jobs`;
-  const rows = shown.map((job) => {
-    const gpus = job.allocation
-      ? `${job.allocation.gpus} × ${job.allocation.gpuType}`
-      : `${job.gpus}${job.gpuTypes ? ` × ${job.gpuTypes.join('|')}` : ''}`;
-    const pct = job.iterations ? Math.floor((100 * job.progress) / job.iterations) : 0;
-    const row = el(
-      'tr',
-      { 'data-job': job.jobId, class: job.jobId === state.selected ? 'selected' : '' },
-      el(
-        'td',
-        {},
-        el('span', { class: 'swatch', style: `background:${colourOf(job.jobId)}` }),
-        job.name ? `${job.name} ` : '',
-        el('code', {}, job.jobId),
-      ),
-      el('td', {}, job.tenant),
-      el(
-        'td',
-        {},
-        el(
-          'span',
-          { class: `status ${job.status}` },
-          job.cancelRequested ? `${job.status} (cancelling)` : job.status,
-        ),
-      ),
-      el('td', {}, gpus),
-      el('td', {}, job.queuePosition ? `#${job.queuePosition}` : ''),
-      el('td', { class: 'reason' }, job.waitReason ?? ''),
-      el('td', { title: job.estimatedStart ?? '' }, relative(job.estimatedStart, now)),
-      el('td', {}, `${pct}%`),
-      el(
-        'td',
-        {},
-        ACTIVE.has(job.status) && !job.cancelRequested
-          ? el('button', { class: 'cancel', 'data-cancel': job.jobId, type: 'button' }, 'Cancel')
-          : '',
-      ),
-    );
-    return row;
-  });
-  $('#jobs tbody').replaceChildren(...rows);
+  // One HTML string for the whole table: a thousand rows render several times faster than element by element.
+  $('#jobs tbody').innerHTML = shown.map((job) => rowHtml(job, now)).join('');
+}
+
+const escapeHtml = (text) =>
+  String(text).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c],
+  );
+
+function rowHtml(job, now) {
+  const e = escapeHtml;
+  const gpus = job.allocation
+    ? `${job.allocation.gpus} × ${job.allocation.gpuType}`
+    : `${job.gpus}${job.gpuTypes ? ` × ${job.gpuTypes.join('|')}` : ''}`;
+  const pct = job.iterations ? Math.floor((100 * job.progress) / job.iterations) : 0;
+  const status = job.cancelRequested ? `${job.status} (cancelling)` : job.status;
+  const cancel =
+    ACTIVE.has(job.status) && !job.cancelRequested
+      ? `<button class="cancel" data-cancel="${e(job.jobId)}" type="button">Cancel</button>`
+      : '';
+  return (
+    `<tr data-job="${e(job.jobId)}"${job.jobId === state.selected ? ' class="selected"' : ''}>` +
+    `<td><span class="swatch" style="background:${colourOf(job.jobId)}"></span>${job.name ? `${e(job.name)} ` : ''}<code>${e(job.jobId)}</code></td>` +
+    `<td>${e(job.tenant)}</td><td><span class="status ${e(job.status)}">${e(status)}</span></td><td>${e(gpus)}</td>` +
+    `<td>${job.queuePosition ? `#${job.queuePosition}` : ''}</td><td class="reason">${e(job.waitReason ?? '')}</td>` +
+    `<td title="${e(job.estimatedStart ?? '')}">${relative(job.estimatedStart, now)}</td><td>${pct}%</td><td>${cancel}</td></tr>`
+  );
 }
 
 /** What happened to a job, from the fields the API returns (and its event list when the API gives one). */
