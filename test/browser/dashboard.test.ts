@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { type Dashboard, runnerApiCaller, startDashboard } from '../../lib/local/dashboard/index.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
@@ -74,11 +74,12 @@ describe('dashboard in Chromium', {
     await cp?.stop();
   });
 
+  const text = async (locator: Locator) => (await locator.textContent()) ?? '';
   const rowOf = (page: Page, jobId: string) => page.locator(`tr[data-job="${jobId}"]`);
   /** Waits until the job's status badge in the table matches (the page polls every 2 s). */
   const waitForStatus = (page: Page, jobId: string, pattern: RegExp) =>
     eventually(
-      async () => (pattern.test(await rowOf(page, jobId).locator('.status').innerText()) ? true : undefined),
+      async () => (pattern.test(await text(rowOf(page, jobId).locator('.status'))) ? true : undefined),
       `job ${jobId} shown as ${pattern}`,
       10_000,
     );
@@ -89,7 +90,7 @@ describe('dashboard in Chromium', {
     const submitted = await submit(cp, jobDocument({ clientToken: 'dash-1', name: 'bert-sweep-1', gpus: 4 }));
     const jobId: string = submitted.body.job.jobId;
     await rowOf(page, jobId).waitFor({ timeout: 10_000 });
-    assert.match(await rowOf(page, jobId).innerText(), /queued/);
+    assert.match(await text(rowOf(page, jobId)), /queued/);
 
     const report = await round();
     assert.equal(report.actions.start, 1);
@@ -97,7 +98,7 @@ describe('dashboard in Chromium', {
     // The GPU map shows the job on the host's four GPUs.
     assert.equal(await page.locator('.host[data-host="host-dash"] .gpu.busy').count(), 4);
     await rowOf(page, jobId).click();
-    const detail = await page.locator('#job-detail').innerText();
+    const detail = await text(page.locator('#job-detail'));
     assert.match(detail, /started on 4 × /);
     await page.screenshot({ path: join(OUTPUT, 'dashboard-running.png'), fullPage: true });
 
@@ -161,8 +162,8 @@ describe('dashboard in Chromium', {
       );
       assert.equal(await page.locator('#jobs tbody tr').count(), 1000);
       assert.match(
-        await page.locator('#jobs tbody tr').first().innerText(),
-        /#1\s.*needed, 0 free; first in the queue/s,
+        await text(page.locator('#jobs tbody tr').first()),
+        /#1.*needed, 0 free; first in the queue/s,
       );
       assert.ok(best <= 1000, `loaded in ${best.toFixed(0)} ms`);
       await page.close();
