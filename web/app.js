@@ -88,9 +88,10 @@ function renderCharts(history) {
   };
   const colours = { 'chart-util': '#3559e0', 'chart-queue': '#dc6803', 'chart-cost': '#079455' };
   for (const [id, data] of Object.entries(series)) {
-    const chart = state.charts[id];
-    if (chart) {
-      chart.setData(data);
+    const existing = state.charts[id];
+    if (existing) {
+      existing.setData(data);
+      showAtLeastAMinute(existing, t);
       continue;
     }
     const target = document.getElementById(id);
@@ -100,17 +101,21 @@ function renderCharts(history) {
         width,
         height: 140,
         legend: { show: false },
-        // With one sample uPlot would span years; show the last minute around it instead.
-        scales: {
-          x: { time: true, range: (_u, min, max) => (max - min < 60 ? [max - 60, max + 5] : [min, max]) },
-        },
+        scales: { x: { time: true }, ...(id === 'chart-util' ? { y: { range: [0, 100] } } : {}) },
         series: [{}, { stroke: colours[id], width: 2, fill: `${colours[id]}22` }],
         axes: [{ size: 30 }, { size: 50 }],
       },
       data,
       target,
     );
+    showAtLeastAMinute(state.charts[id], t);
   }
+}
+
+/** With a sample or two uPlot would span years; show the last minute instead. */
+function showAtLeastAMinute(chart, t) {
+  const last = t.at(-1);
+  if (last !== undefined && last - t[0] < 60) chart.setScale('x', { min: last - 60, max: last + 5 });
 }
 
 function renderGpuMap(cluster, jobs) {
