@@ -8,6 +8,7 @@ import { roundSuite } from './round.ts';
 import { simSuite } from './sim.ts';
 import { tesseraeSuite } from './tesserae.ts';
 import type { BenchSuite } from './types.ts';
+import { waitEstimateSuite } from './wait-estimate.ts';
 
 export const BENCH_SUITES: ReadonlyMap<string, BenchSuite> = new Map(
   [
@@ -20,6 +21,7 @@ export const BENCH_SUITES: ReadonlyMap<string, BenchSuite> = new Map(
     easyscaleSuite,
     criusSuite,
     flagshipSuite,
+    waitEstimateSuite,
   ].map((s) => [s.name, s]),
 );
 

@@ -8,6 +8,7 @@ const COMMANDS: Record<string, (() => Promise<Register>)[]> = {
   bench: [() => import('../lib/cli/bench.ts').then((m) => m.registerBenchCommand)],
   local: [() => import('../lib/cli/local-cloud.ts').then((m) => m.registerLocalCommand)],
   api: [() => import('../lib/cli/api-commands.ts').then((m) => m.registerApiCommands)],
+  dashboard: [() => import('../lib/cli/dashboard.ts').then((m) => m.registerDashboardCommand)],
 };
 const API_COMMANDS = ['submit', 'jobs', 'job', 'cancel', 'cluster'];
 

@@ -21,6 +21,9 @@ export const jobView = (job: JobItem) => ({
   progress: job.progress,
   submittedAt: iso(job.submittedAt),
   updatedAt: iso(job.updatedAt),
+  ...(job.runningSince !== undefined && (job.status === 'running' || job.status === 'checkpointing')
+    ? { startedAt: iso(job.runningSince * 1000) }
+    : {}),
   ...(job.allocation
     ? {
         allocation: {
@@ -40,7 +43,18 @@ export const jobView = (job: JobItem) => ({
   command: job.launch.command,
   ...(job.spec.labels ? { labels: job.spec.labels } : {}),
   timeline: (job.timeline ?? []).map((e) => ({ ...e, at: iso(e.at * 1000)! })),
+  ...waitView(job),
 });
+
+/** Why a waiting job waits, its place in the queue and its estimated start, as the latest round saw them. */
+const waitView = (job: JobItem) => {
+  if (job.status !== 'queued' && job.status !== 'suspended') return {};
+  return {
+    ...(job.waitReason ? { waitReason: job.waitReason } : {}),
+    ...(job.queuePosition !== undefined ? { queuePosition: job.queuePosition } : {}),
+    ...(job.estimatedStart !== undefined ? { estimatedStart: iso(job.estimatedStart * 1000) } : {}),
+  };
+};
 
 export const hostView = (host: HostItem) => {
   const busy = new Set<number>();

@@ -1,5 +1,6 @@
 import { neverProgressesReason, unschedulableReason } from './allocate/estimates.ts';
 import { RoundScratch } from './framework/scratch.ts';
+import { type WaitInfo, waitInfo } from './framework/wait-info.ts';
 import type { Action, StopReason } from './model/action.ts';
 import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
@@ -52,6 +53,8 @@ export interface RoundOutput {
   readonly actions: readonly Action[];
   readonly state: SchedulerState;
   readonly stats: RoundStats;
+  /** Every job left waiting (and every unschedulable one): queue position, reason, estimated start. */
+  readonly waiting: ReadonlyMap<string, WaitInfo>;
 }
 
 /**
@@ -92,6 +95,8 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   }
 
   const actions = diffActions(ordered, plan, unschedulable);
+  const hold = policy.place.holds?.(ctx);
+  const waiting = waitInfo({ ctx, ordered, demands, plan, free, unschedulable, ...(hold ? { hold } : {}) });
   const count = (kind: Action['kind'], reason?: StopReason) =>
     actions.filter(
       (a) => a.kind === kind && (reason === undefined || (a.kind === 'stop' && a.reason === reason)),
@@ -112,6 +117,7 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
       rescaled: count('rescale'),
       unschedulable,
     },
+    waiting,
   };
 };
 

@@ -103,6 +103,17 @@ export interface PlaceStage extends StateContribution {
     free: FreeGpus,
     ctx: RoundContext,
   ): Map<string, Allocation>;
+  /**
+   * Optional, for users: why a job this stage left waiting although enough GPUs of its type were free — the delay
+   * timer holding out for a better-consolidated offer (Dally). Called once per round to get a per-job lookup. Pure.
+   */
+  holds?(ctx: RoundContext): (job: JobState, demand: Demand) => DelayHold | undefined;
+}
+
+/** A delay timer holding a job back: the level it still insists on, and for how many more seconds (Infinity = ever). */
+export interface DelayHold {
+  readonly level: 'machine' | 'rack';
+  readonly seconds: number;
 }
 
 /** Co-locate waiting jobs onto placed jobs' GPUs. */

@@ -224,7 +224,7 @@ describe('telemetry', () => {
     assert.deepEqual(
       reasons.sort(),
       [
-        'host host-9 does not hold job ' + jobId + '; its claim about the job is refused',
+        `host host-9 does not hold job ${jobId}; its claim about the job is refused`,
         'sender "000000000000" is not a host\'s role session; telemetry must come from the host\'s instance role',
         'sender host-9 may not report for host host-1',
         'sender host-9 may not report for host host-1',

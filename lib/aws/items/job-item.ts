@@ -51,6 +51,10 @@ export const jobItemSchema = z.object({
   cancelRequested: z.boolean().optional(),
   /** What happened to the job, oldest first (job-timeline.ts). */
   timeline: z.array(timelineEventSchema).optional(),
+  /** While waiting, as of the latest round that changed them: why, where in the queue, expected start (s). */
+  waitReason: z.string().optional(),
+  queuePosition: z.int().positive().optional(),
+  estimatedStart: z.number().optional(),
 });
 
 export type JobItem = z.infer<typeof jobItemSchema>;

@@ -45,6 +45,7 @@ import {
 } from './job-transitions.ts';
 import { withMeasuredProfiles } from './measured-profiles.ts';
 import { lostHostChanges, preRound } from './pre-round.ts';
+import { waitWrites } from './wait-writes.ts';
 
 export interface RoundLogger {
   info(message: string, details?: Record<string, unknown>): void;
@@ -82,6 +83,8 @@ export interface RoundReport {
   readonly round?: number;
   readonly actions: Record<string, number>;
   readonly jobWrites: number;
+  /** Waiting jobs whose reason, queue position or estimated start was rewritten. */
+  readonly waitWrites: number;
   readonly hostWrites: number;
   readonly conflicts: readonly string[];
   readonly launched: readonly string[];
@@ -98,6 +101,7 @@ const skipped = (): RoundReport => ({
   outcome: 'skipped',
   actions: {},
   jobWrites: 0,
+  waitWrites: 0,
   hostWrites: 0,
   conflicts: [],
   launched: [],
@@ -183,6 +187,7 @@ const leasedRound = async (
   const jobResult = await fenced(jobChanges.map((c) => deps.jobs.roundWrite(c.jobId, c.changes, c.expected)));
   conflicts.push(...jobResult.conflicts);
   const jobsAfter = await jobsAfterWrites(deps, jobs, jobChanges, jobResult);
+  const waitWritten = await writeWaitInfo(deps, jobsAfter, output.waiting, nowSeconds);
 
   // 6b: host desired states, idle tracking, hosts found lost.
   const holding = jobsAfter.filter((j) => !isTerminal(j.status));
@@ -240,6 +245,7 @@ const leasedRound = async (
     round: output.state.round,
     actions,
     jobWrites: jobResult.written.length,
+    waitWrites: waitWritten,
     hostWrites: hostResult.written.length,
     conflicts,
     launched: fleetResult.launched,
@@ -255,6 +261,35 @@ const leasedRound = async (
   deps.log.info('round completed', { ...report });
   return report;
 };
+
+/**
+ * Step 6a': the waiting jobs' reason, position and estimated start (changes only, bounded per round; wait-writes.ts).
+ * Each write holds only while the job still waits, so it never races with a start, a cancel or a finish. Advisory:
+ * a failed write is logged and retried by a later round.
+ */
+const writeWaitInfo = async (
+  deps: RoundDependencies,
+  items: readonly JobItem[],
+  waiting: ReturnType<typeof scheduleRound>['waiting'],
+  nowSeconds: number,
+): Promise<number> => {
+  const writes = waitWrites(items, waiting, nowSeconds);
+  let written = 0;
+  for (let i = 0; i < writes.length; i += WAIT_WRITE_CONCURRENCY) {
+    const batch = writes.slice(i, i + WAIT_WRITE_CONCURRENCY);
+    const results = await Promise.allSettled(
+      batch.map((w) => deps.jobs.updateIf(w.jobId, w.changes, { status: ['queued', 'suspended'] })),
+    );
+    for (const r of results) {
+      if (r.status === 'fulfilled' && r.value) written++;
+      else if (r.status === 'rejected')
+        deps.log.warn('could not record why a job waits', { error: String(r.reason) });
+    }
+  }
+  return written;
+};
+
+const WAIT_WRITE_CONCURRENCY = 16;
 
 /**
  * Jobs named in a host's desired state but missing from the status index (which is eventually consistent) are

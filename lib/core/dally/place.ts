@@ -47,6 +47,23 @@ export const delayPlacement = (options: DelayPlacementOptions): PlaceStage => {
     name: `dally-delay(${timerName}${preemption ? ',preempt' : ''})`,
     place: (ordered, demands, free, ctx) =>
       new DelayRound(options, preemption, ordered, free, ctx).run(demands),
+    holds: (ctx) => {
+      const capacities = levelCapacities(ctx.cluster);
+      return (job, demand) => {
+        const capacity = capacities.get(demand.gpuType);
+        if (!capacity) return undefined;
+        const timers = effectiveTimers(
+          timersFor(options.timers, ctx.state, demand.gpus, ctx.now),
+          demand.gpus,
+          capacity,
+        );
+        const waited = ctx.now - job.waitingSince;
+        const level = acceptableLevel(waited, timers);
+        if (level === 'network') return undefined;
+        const until = level === 'machine' ? timers.machine : timers.machine + timers.rack;
+        return { level, seconds: Math.max(0, until - waited) };
+      };
+    },
     nextState: (ordered, plan, ctx) =>
       options.timers.kind === 'auto'
         ? recordAcceptedWaits(ordered, plan, ctx, options.timers.tuner)

@@ -13,7 +13,6 @@ import {
   readStepLog,
   SIM_TRAINER,
   type StepLogLine,
-  simJob,
   simJobs,
   tempDir,
   waitFor,

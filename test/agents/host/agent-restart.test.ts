@@ -15,7 +15,6 @@ import {
   freePort,
   isAlive,
   readStepLog,
-  simJob,
   simJobs,
   tempDir,
   waitFor,

@@ -8,16 +8,7 @@ import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { buildAgent } from '../../../agents/host/build.ts';
 import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
-import {
-  assertNoOrphans,
-  freePort,
-  isAlive,
-  readStepLog,
-  simJob,
-  simJobs,
-  tempDir,
-  waitFor,
-} from './helpers.ts';
+import { assertNoOrphans, freePort, isAlive, readStepLog, simJobs, tempDir, waitFor } from './helpers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const MAIN = join(ROOT, 'agents/host/main.ts');
