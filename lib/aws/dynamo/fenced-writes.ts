@@ -130,7 +130,7 @@ const refusedForItself = (error: unknown): boolean => {
   if (!(error instanceof Error)) return false;
   if (error.name === 'ValidationException') return true;
   const codes = cancellationCodes(error);
-  return codes?.includes('ValidationError');
+  return codes?.includes('ValidationError') === true;
 };
 
 /** Per-item cancellation codes of a cancelled transaction (`None` for items that were fine), else undefined. */
