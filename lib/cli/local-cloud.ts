@@ -6,6 +6,8 @@ import type { Command } from 'commander';
 import { TesseraClient } from '../client/index.ts';
 import { LOCAL_CREDENTIALS, type LocalCloud, startLocalCloud } from '../local/cloud/cloud.ts';
 import { demoJobs } from '../local/cloud/demo-workload.ts';
+import { runnerApiCaller } from '../local/dashboard/api-caller.ts';
+import { type Dashboard, startDashboard } from '../local/dashboard/server.ts';
 import { commaList, nonNegativeInt, positiveNumber } from './options.ts';
 
 interface LocalOptions {
@@ -16,6 +18,7 @@ interface LocalOptions {
   round: number;
   port: number;
   apiPort: number;
+  dashboardPort: number;
   idleMinutes: number;
   heartbeatTimeout: number;
   budget: number;
@@ -37,7 +40,8 @@ export const registerLocalCommand = (program: Command): void => {
     ])
     .option('--round <seconds>', 'seconds between scheduled rounds', positiveNumber, 10)
     .option('--port <n>', 'port of the AWS-compatible endpoint (0 = any)', nonNegativeInt, 4566)
-    .option('--api-port <n>', 'port of the API and dashboard (0 = any)', nonNegativeInt, 4600)
+    .option('--api-port <n>', 'port of the API (0 = any)', nonNegativeInt, 4600)
+    .option('--dashboard-port <n>', 'port of the dashboard on 127.0.0.1 (0 = any)', nonNegativeInt, 4601)
     .option('--idle-minutes <n>', 'minutes an idle instance is kept', nonNegativeInt, 5)
     .option(
       '--heartbeat-timeout <seconds>',
@@ -54,6 +58,7 @@ const say = (line: string) => process.stderr.write(`${line}\n`);
 
 const runLocalCloud = async (options: LocalOptions): Promise<void> => {
   let cloud: LocalCloud | undefined;
+  let dashboard: Dashboard | undefined;
   let stopping: Promise<void> | undefined;
   const stop = (signal: string) => {
     if (stopping) {
@@ -61,7 +66,7 @@ const runLocalCloud = async (options: LocalOptions): Promise<void> => {
       process.exit(130);
     }
     say(`${signal}: stopping the local cloud…`);
-    stopping = (cloud?.stop() ?? Promise.resolve()).then(() => {
+    stopping = Promise.all([dashboard?.stop(), cloud?.stop()]).then(() => {
       say('stopped');
       process.exit(0);
     });
@@ -90,13 +95,17 @@ const runLocalCloud = async (options: LocalOptions): Promise<void> => {
       `demo workload: ${submitted.map((s) => `${s.job.name ?? s.job.jobId} (${s.created ? 'submitted' : 'already there'})`).join(', ')}`,
     );
   }
-  const origin = new URL(cloud.api.url).origin;
+  // The dashboard calls the real API handler in-process as the local principal (the tenant of `client.env`).
+  dashboard = await startDashboard({
+    api: runnerApiCaller(cloud.runner, LOCAL_CREDENTIALS.accessKeyId),
+    port: options.dashboardPort,
+  });
   process.stdout.write(
     [
       `Tessera local cloud ready in ${process.uptime().toFixed(1)} s`,
       `  AWS endpoint: ${cloud.endpoint.url}`,
       `  API:          ${cloud.api.url}`,
-      `  dashboard:    ${origin}/`,
+      `  dashboard:    ${dashboard.url}`,
       `  state:        ${cloud.stateDir} (--fresh wipes it)`,
       '',
       'Use the CLI from another shell:',

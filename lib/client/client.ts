@@ -104,6 +104,20 @@ export class TesseraClient {
     path: string,
     options: { query?: Record<string, string>; body?: string } = {},
   ): Promise<{ status: number; body: T }> {
+    const { status, statusText, body } = await this.exchange(method, path, options);
+    if (status < 200 || status >= 300) throw apiErrorFor(status, body, statusText);
+    return { status, body: body as T };
+  }
+
+  /**
+   * One signed call whatever its status (the dashboard's proxy passes errors through): the status and the parsed
+   * JSON body. Throws only when no JSON answer came back (endpoint unreachable, not the Tessera API, no credentials).
+   */
+  async exchange(
+    method: Method,
+    path: string,
+    options: { query?: Record<string, string>; body?: string } = {},
+  ): Promise<{ status: number; statusText: string; body: unknown }> {
     const url = new URL(path, this.endpoint);
     for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
     const headers: Record<string, string> = { host: url.host, accept: 'application/json' };
@@ -144,8 +158,7 @@ export class TesseraClient {
         `HTTP ${response.status} with a body that is not JSON — is this the Tessera API? (${text.slice(0, 80)})`,
       );
     }
-    if (!response.ok) throw apiErrorFor(response.status, body, response.statusText);
-    return { status: response.status, body: body as T };
+    return { status: response.status, statusText: response.statusText, body };
   }
 
   private async sign(request: Parameters<SignatureV4['sign']>[0]) {

@@ -23,6 +23,7 @@ const credentials = { AWS_ACCESS_KEY_ID: 'e2e', AWS_SECRET_ACCESS_KEY: 'e2e', AW
 let cloud: ChildProcess;
 let exited: Promise<number | null>;
 let apiUrl = '';
+let dashboardUrl = '';
 let client: TesseraClient;
 
 const jobFile = (name: string, iterations: number) => {
@@ -82,6 +83,8 @@ before(async () => {
       '0',
       '--api-port',
       '0',
+      '--dashboard-port',
+      '0',
       '--round',
       '2',
       '--heartbeat-timeout',
@@ -104,7 +107,11 @@ before(async () => {
     cloud.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const url = /API:\s+(\S+)/.exec(stdout)?.[1];
-      if (url) resolve(url);
+      const dashboard = /dashboard:\s+(\S+)/.exec(stdout)?.[1];
+      if (url && dashboard) {
+        dashboardUrl = dashboard;
+        resolve(url);
+      }
     });
     void exited.then((code) =>
       reject(new Error(`tessera local exited (${code}) before it was ready:\n${stderr}`)),
@@ -123,6 +130,16 @@ after(async () => {
     await exited;
   }
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('the dashboard printed at start serves its page and the cluster through the real API', async () => {
+  const page = await fetch(dashboardUrl);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<html/i);
+  const overview = await fetch(new URL('/api/overview', dashboardUrl));
+  assert.equal(overview.status, 200);
+  const body = (await overview.json()) as Record<string, unknown>;
+  assert.ok('cluster' in body && 'jobs' in body, Object.keys(body).join(', '));
 });
 
 test('submit from a YAML file: the fleet launches an instance, its agent runs the trainer, the job finishes', async () => {

@@ -3,26 +3,28 @@
  * for an EC2 instance role `<role id>:<instance id>`. fauxqs always answers `000000000000`, so the endpoint
  * carries the identity itself: on SendMessage(Batch) it records the caller's identity (from the SigV4 access key,
  * overwriting anything the caller put there) in a reserved message attribute, and on ReceiveMessage it moves that
- * attribute into `Attributes.SenderId`. Local host credentials are `LOCALHOST.<hostId>` access keys, whose sender
+ * attribute into `Attributes.SenderId`. Local host credentials are `LOCALHOST<hostId in hex>` access keys (DynamoDB Local
+ * accepts only letters and digits in an access key id, and agents read their desired state with the same key), whose sender
  * is the role session `AROALOCALHOST:<hostId>`, as an instance role's session is named after its instance; any
  * other access key is its own sender id (like an IAM user's), which names no host.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
 export const SENDER_ATTRIBUTE = 'tessera-local-sender-id';
-const HOST_KEY_PREFIX = 'LOCALHOST.';
+const HOST_KEY_PREFIX = 'LOCALHOST';
+const HEX = /^(?:[0-9A-F]{2})+$/;
 export const LOCAL_HOST_ROLE_ID = 'AROALOCALHOST';
 
 /** Credentials a local host agent uses so that its telemetry names its host. */
 export const localHostCredentials = (hostId: string) => ({
-  accessKeyId: `${HOST_KEY_PREFIX}${hostId}`,
+  accessKeyId: `${HOST_KEY_PREFIX}${Buffer.from(hostId, 'utf8').toString('hex').toUpperCase()}`,
   secretAccessKey: 'local',
 });
 
-export const senderIdOfAccessKey = (accessKeyId: string): string =>
-  accessKeyId.startsWith(HOST_KEY_PREFIX)
-    ? `${LOCAL_HOST_ROLE_ID}:${accessKeyId.slice(HOST_KEY_PREFIX.length)}`
-    : accessKeyId;
+export const senderIdOfAccessKey = (accessKeyId: string): string => {
+  const hex = accessKeyId.startsWith(HOST_KEY_PREFIX) ? accessKeyId.slice(HOST_KEY_PREFIX.length) : '';
+  return HEX.test(hex) ? `${LOCAL_HOST_ROLE_ID}:${Buffer.from(hex, 'hex').toString('utf8')}` : accessKeyId;
+};
 
 const CREDENTIAL = /Credential=([^/,\s]+)\//;
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { resourceOf, signedApiCaller } from '../../../../lib/local/dashboard/api-caller.ts';
+import { TesseraClient } from '../../../../lib/client/index.ts';
+import { clientApiCaller, resourceOf } from '../../../../lib/local/dashboard/api-caller.ts';
 import { signRequest } from '../../../../lib/local/endpoint/sigv4.ts';
 
 describe('resourceOf: API Gateway resource templates of dashboard paths', () => {
@@ -16,7 +17,7 @@ describe('resourceOf: API Gateway resource templates of dashboard paths', () => 
   });
 });
 
-describe('signedApiCaller: SigV4 with the default credential chain', () => {
+describe('clientApiCaller: the typed client, SigV4 with the default credential chain', () => {
   const saved = { ...process.env };
   const received: { method: string; url: string; headers: Record<string, string> }[] = [];
   const server = createServer((req, res) => {
@@ -38,7 +39,7 @@ describe('signedApiCaller: SigV4 with the default credential chain', () => {
   });
 
   test('signs for execute-api in the region; an independent SigV4 implementation computes the same signature', async () => {
-    const call = signedApiCaller(url, 'eu-west-1');
+    const call = clientApiCaller(new TesseraClient({ endpoint: url, region: 'eu-west-1' }));
     const response = await call({ method: 'GET', path: '/jobs', query: { limit: '100', status: 'queued' } });
     assert.equal(response.status, 200);
     const request = received.at(-1)!;
