@@ -215,7 +215,10 @@ function rowHtml(job, now) {
 /** What happened to a job, from the fields the API returns (and its event list when the API gives one). */
 function timelineOf(job) {
   if (Array.isArray(job.timeline))
-    return job.timeline.map((e) => [e.at, `${e.kind}${e.detail ? `: ${e.detail}` : ''}`]);
+    return job.timeline.map((e) => [
+      e.at,
+      `${e.kind}${e.detail ? `: ${e.detail}` : ''}${e.hosts?.length ? ` on ${e.hosts.join(', ')}` : ''}`,
+    ]);
   const events = [[job.submittedAt, `submitted: ${job.gpus} GPU(s), ${job.model}, batch ${job.batchSize}`]];
   if (job.waitReason) {
     const eta = job.estimatedStart ? `; estimated start ${when(job.estimatedStart)}` : '';

@@ -11,7 +11,15 @@ import { type BrowserContext, chromium, type Locator, type Page } from 'playwrig
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { type Dashboard, runnerApiCaller, startDashboard } from '../../lib/local/dashboard/index.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
-import { callApi, eventually, jobDocument, register, submit } from '../integration/support/fixtures.ts';
+import {
+  admitHosts,
+  callApi,
+  eventually,
+  jobDocument,
+  register,
+  submit,
+  telemetryMessages,
+} from '../integration/support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from '../integration/support/local-stack.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -55,10 +63,12 @@ describe('dashboard in Chromium', {
     cp = await startControlPlane({
       context: { 'tessera:instanceFamilies': 'g5', 'tessera:policy': 'yarn-cs' },
     });
+    // Only hosts the fleet launched may register, and only for themselves (sender-bound telemetry).
+    await admitHosts(cp, 'host-dash');
     await cp.runner.invoke(
       'telemetry',
       sqsEvent(
-        [{ MessageId: 'reg-dash', ReceiptHandle: 'r', Body: JSON.stringify(register('host-dash', 4)) }],
+        telemetryMessages([register('host-dash', 4)]),
         'arn:aws:sqs:us-east-1:000000000000:telemetry',
         REGION,
       ),
@@ -99,7 +109,7 @@ describe('dashboard in Chromium', {
     assert.equal(await page.locator('.host[data-host="host-dash"] .gpu.busy').count(), 4);
     await rowOf(page, jobId).click();
     const detail = await text(page.locator('#job-detail'));
-    assert.match(detail, /started on 4 × /);
+    assert.match(detail, /started: 4 × A10G\S* on host-dash/);
     await page.screenshot({ path: join(OUTPUT, 'dashboard-running.png'), fullPage: true });
 
     await rowOf(page, jobId).locator('button[data-cancel]').click();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
-import { callApi, jobDocument, register, submit } from './support/fixtures.ts';
+import { admitHosts, callApi, jobDocument, register, submit, telemetryMessages } from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 let cp: ControlPlane;
@@ -25,10 +25,12 @@ const round = () =>
   );
 
 test('a waiting job shows why it waits, its place in the queue and when it should start', async () => {
+  // Only hosts the fleet launched may register, and only for themselves (sender-bound telemetry).
+  await admitHosts(cp, 'host-w');
   await cp.runner.invoke(
     'telemetry',
     sqsEvent(
-      [{ MessageId: 'reg-1', ReceiptHandle: 'r', Body: JSON.stringify(register('host-w', 4)) }],
+      telemetryMessages([register('host-w', 4)]),
       'arn:aws:sqs:us-east-1:000000000000:telemetry',
       REGION,
     ),
