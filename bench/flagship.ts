@@ -147,7 +147,11 @@ export const comparisonRow = (
   const most = Math.max(...summaries.map((s) => s.completed));
   const others = summaries.filter((s) => s.policy !== FLAGSHIP && s.completed === most);
   const bestBy = (m: RatioMetric) => others.reduce((a, b) => (b[m] < a[m] ? b : a), others[0] ?? flagship);
-  const ratio = (m: RatioMetric) => round3(flagship[m] / Math.max(1e-9, bestBy(m)[m]));
+  // No ratio where the best is 0 (e.g. cost on GPU types without an EC2 price).
+  const ratio = (m: RatioMetric) => {
+    const best = bestBy(m)[m];
+    return best > 0 ? round3(flagship[m] / best) : Number.NaN;
+  };
   const slowest = Math.max(
     ...summaries.filter((s) => SPEED_BASELINES.includes(s.policy)).map((s) => s.wallSeconds),
   );
