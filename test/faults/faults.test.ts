@@ -10,6 +10,7 @@ import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
 import {
   admitHosts,
   callApi,
+  heartbeat,
   hostSender,
   jobDocument,
   register,
@@ -82,19 +83,7 @@ const telemetry = (...messages: unknown[]) =>
     'telemetry',
     sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:0:telemetry', REGION),
   );
-const beatAll = () =>
-  telemetry(
-    ...HOSTS.map((hostId) => ({
-      type: 'heartbeat',
-      hostId,
-      at: clock() / 1000,
-      appliedGeneration: null,
-      draining: false,
-      evacuating: null,
-      gpus: [],
-      jobs: [],
-    })),
-  );
+const beatAll = () => telemetry(...HOSTS.map((hostId) => heartbeat(hostId, clock() / 1000)));
 /** Submits through the API, retrying while it answers 503 (throttled). */
 const submitJobs = async (count: number, tag: string, gpus = 1) => {
   for (let i = 0; i < count; i++) {
@@ -256,18 +245,7 @@ describe('faults', () => {
     )!;
     const silent = job.allocation!.slices[0]!.hostId;
     skewSeconds += 400;
-    await telemetry(
-      ...HOSTS.filter((h) => h !== silent).map((hostId) => ({
-        type: 'heartbeat',
-        hostId,
-        at: clock() / 1000,
-        appliedGeneration: null,
-        draining: false,
-        evacuating: null,
-        gpus: [],
-        jobs: [],
-      })),
-    );
+    await telemetry(...HOSTS.filter((h) => h !== silent).map((hostId) => heartbeat(hostId, clock() / 1000)));
     await round();
     const host = await cp.hosts.get(silent);
     assert.equal(host?.state, 'lost');

@@ -9,7 +9,14 @@ import { createRoundHandler } from '../../functions/round/handler.ts';
 import { createTelemetryHandler } from '../../functions/telemetry/handler.ts';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
-import { admitHosts, jobDocument, register, submit, telemetryMessages } from './support/fixtures.ts';
+import {
+  admitHosts,
+  heartbeat as hostHeartbeat,
+  jobDocument,
+  register,
+  submit,
+  telemetryMessages,
+} from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 let cp: ControlPlane;
@@ -41,16 +48,7 @@ const telemetry = (...messages: unknown[]) =>
     'telemetry',
     sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:0:telemetry', REGION),
   );
-const heartbeat = (hostId: string, jobs: unknown[] = []) => ({
-  type: 'heartbeat',
-  hostId,
-  at: clock() / 1000,
-  appliedGeneration: null,
-  draining: false,
-  evacuating: null,
-  gpus: [],
-  jobs,
-});
+const heartbeat = (hostId: string, jobs: unknown[] = []) => hostHeartbeat(hostId, clock() / 1000, jobs);
 const copyOf = (hostId: string) =>
   new DynamoDbDesiredStateSource(cp.clients.dynamodb, {
     tableName: cp.hosts.tableName,

@@ -75,6 +75,18 @@ export const admitHosts = async (cp: ControlPlane, ...hostIds: string[]): Promis
   }
 };
 
+/** A heartbeat of a host at `at` (epoch seconds) reporting `jobs`, as the agent sends it. */
+export const heartbeat = (hostId: string, at: number, jobs: unknown[] = []) => ({
+  type: 'heartbeat',
+  hostId,
+  at,
+  appliedGeneration: null,
+  draining: false,
+  evacuating: null,
+  gpus: [],
+  jobs,
+});
+
 /** A registration of a host with `gpus` GPUs of an A10G-like product, as the agent sends it. */
 export const register = (
   hostId: string,
