@@ -8,19 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
-import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { type Dashboard, runnerApiCaller, startDashboard } from '../../lib/local/dashboard/index.ts';
-import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
+import { sqsEvent } from '../../lib/local/runner/index.ts';
 import {
   admitHosts,
   callApi,
   eventually,
+  invokeRound,
   jobDocument,
   register,
   submit,
   telemetryMessages,
 } from '../integration/support/fixtures.ts';
-import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from '../integration/support/local-stack.ts';
+import { type ControlPlane, REGION, startControlPlane } from '../integration/support/local-stack.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = join(process.cwd(), 'test-output');
@@ -40,11 +40,7 @@ let dashboard: Dashboard;
 let browser: BrowserContext;
 let userDataDir: string;
 
-const round = () =>
-  cp.runner.invoke<RoundReport>(
-    'round',
-    scheduledEvent('arn:aws:events:us-east-1:000000000000:rule/round', REGION, ACCOUNT),
-  );
+const round = () => invokeRound(cp);
 
 const launch = () => {
   userDataDir = mkdtempSync(join(tmpdir(), 'tessera-chromium-'));

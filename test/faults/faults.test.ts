@@ -14,6 +14,7 @@ import {
   hostSender,
   jobDocument,
   register,
+  sendTelemetry,
   submit,
   telemetryMessages,
 } from '../integration/support/fixtures.ts';
@@ -78,11 +79,7 @@ const round = async (): Promise<RoundReport | Error> => {
     return error as Error;
   }
 };
-const telemetry = (...messages: unknown[]) =>
-  cp.runner.invoke(
-    'telemetry',
-    sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:0:telemetry', REGION),
-  );
+const telemetry = (...messages: unknown[]) => sendTelemetry(cp, ...messages);
 const beatAll = () => telemetry(...HOSTS.map((hostId) => heartbeat(hostId, clock() / 1000)));
 /** Submits through the API, retrying while it answers 503 (throttled). */
 const submitJobs = async (count: number, tag: string, gpus = 1) => {

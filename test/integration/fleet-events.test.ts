@@ -6,15 +6,14 @@ import { after, before, describe, test } from 'node:test';
 import { TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
 import { SPOT_WARNING, STATE_CHANGE } from '../../lib/aws/fleet-events/apply-fleet-event.ts';
-import type { RoundReport } from '../../lib/aws/round/run-round.ts';
-import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
 import {
   drainQueue,
   eventually,
+  invokeRound,
   jobDocument,
   register,
+  sendTelemetry,
   submit,
-  telemetryMessages,
 } from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
@@ -30,16 +29,8 @@ after(async () => {
   await cp?.stop();
 });
 
-const round = () =>
-  cp.runner.invoke<RoundReport>(
-    'round',
-    scheduledEvent('arn:aws:events:us-east-1:000000000000:rule/r', REGION, ACCOUNT),
-  );
-const telemetry = (...messages: unknown[]) =>
-  cp.runner.invoke(
-    'telemetry',
-    sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:000000000000:telemetry', REGION),
-  );
+const round = () => invokeRound(cp);
+const telemetry = (...messages: unknown[]) => sendTelemetry(cp, ...messages);
 
 /** Delivers an EC2 event: by the real path locally, directly to the handler elsewhere. */
 const ec2Event = async (detailType: string, detail: Record<string, string>, trigger: () => unknown) => {

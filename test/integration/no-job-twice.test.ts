@@ -7,15 +7,14 @@ import { after, before, describe, test } from 'node:test';
 import { DynamoDbDesiredStateSource } from '../../agents/host/ports/dynamodb-desired-state-source.ts';
 import { createRoundHandler } from '../../functions/round/handler.ts';
 import { createTelemetryHandler } from '../../functions/telemetry/handler.ts';
-import type { RoundReport } from '../../lib/aws/round/run-round.ts';
-import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
 import {
   admitHosts,
   heartbeat as hostHeartbeat,
+  invokeRound,
   jobDocument,
   register,
+  sendTelemetry,
   submit,
-  telemetryMessages,
 } from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
@@ -38,16 +37,8 @@ after(async () => {
   await cp?.stop();
 });
 
-const round = () =>
-  cp.runner.invoke<RoundReport>(
-    'round',
-    scheduledEvent('arn:aws:events:us-east-1:0:rule/r', REGION, ACCOUNT),
-  );
-const telemetry = (...messages: unknown[]) =>
-  cp.runner.invoke(
-    'telemetry',
-    sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:0:telemetry', REGION),
-  );
+const round = () => invokeRound(cp);
+const telemetry = (...messages: unknown[]) => sendTelemetry(cp, ...messages);
 const heartbeat = (hostId: string, jobs: unknown[] = []) => hostHeartbeat(hostId, clock() / 1000, jobs);
 const copyOf = (hostId: string) =>
   new DynamoDbDesiredStateSource(cp.clients.dynamodb, {

@@ -8,20 +8,20 @@ import { DynamoDbDesiredStateSource } from '../../agents/host/ports/dynamodb-des
 import { createRoundHandler } from '../../functions/round/handler.ts';
 import { LeaseLostError, writeFenced } from '../../lib/aws/dynamo/fenced-writes.ts';
 import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
-import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
+import { runRound } from '../../lib/aws/round/run-round.ts';
 import { allocationGpuCount } from '../../lib/core/model/plan.ts';
 import { createCompositePerfModel } from '../../lib/core/perf/composite.ts';
 import { getPolicy } from '../../lib/core/policies/index.ts';
-import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
 import { validateDesiredState } from '../../lib/protocol/desired-state.ts';
 import {
   admitHosts,
   callApi,
   eventually,
+  invokeRound,
   jobDocument,
   register,
+  sendTelemetry,
   submit,
-  telemetryMessages,
 } from './support/fixtures.ts';
 import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
@@ -64,16 +64,8 @@ after(async () => {
   await cp?.stop();
 });
 
-const round = () =>
-  cp.runner.invoke<RoundReport>(
-    'round',
-    scheduledEvent('arn:aws:events:us-east-1:000000000000:rule/round', REGION, ACCOUNT),
-  );
-const telemetry = (...messages: unknown[]) =>
-  cp.runner.invoke(
-    'telemetry',
-    sqsEvent(telemetryMessages(messages), 'arn:aws:sqs:us-east-1:000000000000:telemetry', REGION),
-  );
+const round = () => invokeRound(cp);
+const telemetry = (...messages: unknown[]) => sendTelemetry(cp, ...messages);
 
 describe('lease', () => {
   test('two concurrent rounds: exactly one holds the lease', async () => {

@@ -3,23 +3,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { REJECTION_REASON_ATTRIBUTE } from '../../lib/aws/sqs/dead-letter.ts';
 import { allocationGpuCount } from '../../lib/core/model/plan.ts';
 import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
-import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
+import { sqsEvent } from '../../lib/local/runner/index.ts';
 import type { TelemetryMessage } from '../../lib/protocol/telemetry.ts';
 import {
   admitHosts,
   drainQueue,
   eventually,
   hostSender,
+  invokeRound,
   jobDocument,
   register,
   submit,
   telemetryMessages,
 } from './support/fixtures.ts';
-import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
+import { type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 let cp: ControlPlane;
 let jobId = '';
@@ -65,11 +65,7 @@ const rejections = async () =>
   (await drainQueue(cp, cp.queueUrl('QueuesTelemetryDlq'))).map(
     (m) => m.attributes[REJECTION_REASON_ATTRIBUTE],
   );
-const round = () =>
-  cp.runner.invoke<RoundReport>(
-    'round',
-    scheduledEvent('arn:aws:events:us-east-1:000000000000:rule/r', REGION, ACCOUNT),
-  );
+const round = () => invokeRound(cp);
 const progress = (step: number, stepTime: number): TelemetryMessage => ({
   type: 'progress',
   hostId: 'host-1',

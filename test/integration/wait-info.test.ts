@@ -2,10 +2,17 @@
 // estimated start on its item (changes only), and the API returns them on GET /jobs and GET /jobs/{id}.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { RoundReport } from '../../lib/aws/round/run-round.ts';
-import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
-import { admitHosts, callApi, jobDocument, register, submit, telemetryMessages } from './support/fixtures.ts';
-import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
+import { sqsEvent } from '../../lib/local/runner/index.ts';
+import {
+  admitHosts,
+  callApi,
+  invokeRound,
+  jobDocument,
+  register,
+  submit,
+  telemetryMessages,
+} from './support/fixtures.ts';
+import { type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 let cp: ControlPlane;
 before(async () => {
@@ -18,11 +25,7 @@ after(async () => {
   await cp?.stop();
 });
 
-const round = () =>
-  cp.runner.invoke<RoundReport>(
-    'round',
-    scheduledEvent('arn:aws:events:us-east-1:000000000000:rule/round', REGION, ACCOUNT),
-  );
+const round = () => invokeRound(cp);
 
 test('a waiting job shows why it waits, its place in the queue and when it should start', async () => {
   // Only hosts the fleet launched may register, and only for themselves (sender-bound telemetry).

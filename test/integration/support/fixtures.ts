@@ -3,10 +3,16 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { pendingHostItem } from '../../../lib/aws/round/inventory.ts';
+import type { RoundReport } from '../../../lib/aws/round/run-round.ts';
 import { LOCAL_HOST_ROLE_ID } from '../../../lib/local/endpoint/sqs-sender.ts';
-import { type ApiRequest, apiGatewayEvent } from '../../../lib/local/runner/index.ts';
+import {
+  type ApiRequest,
+  apiGatewayEvent,
+  scheduledEvent,
+  sqsEvent,
+} from '../../../lib/local/runner/index.ts';
 import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
-import type { ControlPlane } from './local-stack.ts';
+import { ACCOUNT, type ControlPlane, REGION } from './local-stack.ts';
 
 export const jobDocument = (overrides: Record<string, unknown> = {}) => ({
   model: 'resnet50',
@@ -157,3 +163,17 @@ export const drainQueue = async (
     }
   }
 };
+
+/** One scheduled round, as the EventBridge schedule starts it. */
+export const invokeRound = (cp: ControlPlane) =>
+  cp.runner.invoke<RoundReport>(
+    'round',
+    scheduledEvent(`arn:aws:events:${REGION}:${ACCOUNT}:rule/round`, REGION, ACCOUNT),
+  );
+
+/** One batch of telemetry messages, each sent by the host it names unless it says otherwise. */
+export const sendTelemetry = (cp: ControlPlane, ...messages: unknown[]) =>
+  cp.runner.invoke(
+    'telemetry',
+    sqsEvent(telemetryMessages(messages), `arn:aws:sqs:${REGION}:${ACCOUNT}:telemetry`, REGION),
+  );
