@@ -12,6 +12,7 @@ import { type CheckpointCatalog, localCheckpointCatalog } from './checkpoint-cat
 import { type Clock, systemClock } from './clock.ts';
 import type { GpuDiscovery, GpuSample } from './discovery/gpus.ts';
 import type { SpotNotice } from './discovery/imds.ts';
+import { socketInterfaceEnv } from './discovery/network-interface.ts';
 import { errorMessage, type Logger, silentLogger } from './logger.ts';
 import { DesiredStateFormatError, type DesiredStateSource } from './ports/desired-state-source.ts';
 import type { TelemetrySink } from './ports/telemetry-sink.ts';
@@ -69,6 +70,11 @@ export interface AgentDependencies {
   logger?: Logger;
   /** Environment workers inherit (minus TESSERA_*); the agent's own by default. */
   workerEnv?: NodeJS.ProcessEnv;
+  /**
+   * Where other hosts reach this one (reported at registration: the rendezvous of jobs whose rank 0 runs here),
+   * and the network interface that carries it (given to workers as GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME).
+   */
+  network?: { address: string; interfaceName: string | null };
 }
 
 interface WatchedWorker {
@@ -167,6 +173,7 @@ export class HostAgent {
       gpus: this.gpus.map(({ index, uuid, name, memoryTotalMiB }) => ({ index, uuid, name, memoryTotalMiB })),
       topology: this.deps.topology,
       agentVersion: AGENT_VERSION,
+      ...(this.deps.network ? { address: this.deps.network.address } : {}),
     });
     this.running = true;
     await this.pollDesiredState();
@@ -391,7 +398,7 @@ export class HostAgent {
       handle = this.launcher.launch({
         ref: effect.ref,
         command: effect.job.command,
-        env: buildWorkerEnv(effect.job, effect.worker, effect.resumeStep, this.deps.workerEnv ?? process.env),
+        env: buildWorkerEnv(effect.job, effect.worker, effect.resumeStep, this.inheritedWorkerEnv()),
         stdoutPath,
         stderrPath,
       });
@@ -412,6 +419,12 @@ export class HostAgent {
     };
     this.watch(effect.ref, worker);
     this.logger.info('worker started', { ref: effect.ref, pid: handle.pid, resumeStep: effect.resumeStep });
+  }
+
+  /** The agent's environment plus the host's socket interface, unless that environment already names one. */
+  private inheritedWorkerEnv(): NodeJS.ProcessEnv {
+    const inherited = this.deps.workerEnv ?? process.env;
+    return { ...socketInterfaceEnv(this.deps.network?.interfaceName ?? null), ...inherited };
   }
 
   private watch(ref: string, worker: WatchedWorker): void {

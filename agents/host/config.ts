@@ -35,6 +35,8 @@ export interface AgentConfig {
   /** Null: no instance metadata (local mode): no identity, no Spot notices. */
   imdsUrl: string | null;
   topology: 'ec2' | 'none';
+  /** Address other hosts reach this one at; null: IMDS local-ipv4 (ec2 mode), 127.0.0.1 (local mode). */
+  address: string | null;
   aws: { region?: string; endpoint?: string };
   timings: AgentTimings;
 }
@@ -74,6 +76,11 @@ const SETTINGS = {
     'instance metadata base URL or "none" (ec2 default http://169.254.169.254)',
   ),
   topology: s('topology', 'TOPOLOGY', 'ec2 (DescribeInstanceTopology) or none'),
+  address: s(
+    'address',
+    'ADDRESS',
+    "address other hosts reach this one at, the rendezvous of jobs whose rank 0 runs here (default: the instance's private IPv4 from IMDS; local 127.0.0.1)",
+  ),
   keyAttribute: s(
     'hosts-key-attribute',
     'HOSTS_KEY_ATTRIBUTE',
@@ -232,6 +239,13 @@ export function parseAgentConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     throw new ConfigError(`--topology / ${SETTINGS.topology.env}: "${topologyValue}" must be ec2 or none`);
   }
 
+  const addressSetting = read(SETTINGS.address);
+  if (addressSetting && /\s|\//.test(addressSetting.value)) {
+    throw new ConfigError(
+      `${addressSetting.source}: "${addressSetting.value}" must be an IP address or host name`,
+    );
+  }
+
   const timings = {} as AgentTimings;
   for (const [key, setting] of Object.entries(TIMINGS) as [
     keyof AgentTimings,
@@ -267,6 +281,7 @@ export function parseAgentConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     gpus,
     imdsUrl,
     topology: topologyValue,
+    address: addressSetting?.value ?? null,
     aws,
     timings,
   };

@@ -3,7 +3,7 @@
  *   node --import tsx agents/host/main.ts --mode local --desired-state file:desired.json --gpus sim:4xA100
  * See docs/host-agent.md for every flag and environment variable.
  */
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -13,6 +13,7 @@ import { type AgentDependencies, HostAgent, type HostIdentity } from './agent.ts
 import { type AgentConfig, agentCommand, ConfigError, parseAgentConfig } from './config.ts';
 import type { GpuDiscovery } from './discovery/gpus.ts';
 import { ImdsClient } from './discovery/imds.ts';
+import { interfaceForAddress } from './discovery/network-interface.ts';
 import { NvidiaSmiDiscovery } from './discovery/nvidia-smi.ts';
 import { SimulatedGpuDiscovery } from './discovery/simulated-gpus.ts';
 import { Ec2TopologySource } from './discovery/topology.ts';
@@ -53,6 +54,26 @@ async function resolveTopology(
   }
 }
 
+/** The configured address, else the instance's private IPv4 (EC2), else loopback (one machine, local mode). */
+async function resolveNetwork(
+  config: AgentConfig,
+  imds: ImdsClient | null,
+  logger: Logger,
+): Promise<AgentDependencies['network']> {
+  let address = config.address;
+  if (address === null && imds) {
+    try {
+      address = await imds.privateAddress();
+    } catch (error) {
+      // Without it the control plane falls back to the address EC2 reported at launch.
+      logger.warn('private address unavailable from instance metadata', { error: errorMessage(error) });
+      return undefined;
+    }
+  }
+  address ??= '127.0.0.1';
+  return { address, interfaceName: interfaceForAddress(address, networkInterfaces()) };
+}
+
 function desiredStateSource(config: AgentConfig, hostId: string): DesiredStateSource {
   const desired = config.desiredState;
   if (desired.kind === 'file') return new FileDesiredStateSource(desired.path);
@@ -89,6 +110,7 @@ async function main(argv: string[]): Promise<void> {
   const identity = await resolveIdentity(imds, logger);
   const hostId = config.hostId ?? identity.instanceId ?? hostname();
   const topology = await resolveTopology(config, identity.instanceId, logger);
+  const network = await resolveNetwork(config, imds, logger);
 
   let agent: HostAgent | null = null;
   const gpus: GpuDiscovery =
@@ -111,6 +133,7 @@ async function main(argv: string[]): Promise<void> {
     timings: config.timings,
     spotNotices: imds,
     logger,
+    ...(network ? { network } : {}),
   };
   agent = new HostAgent(dependencies);
   const running = agent;

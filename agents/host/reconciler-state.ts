@@ -48,6 +48,11 @@ export const jobRecordSchema = z.object({
   failure: z.object({ reason: z.string(), exitCode: z.int().nullable() }).nullable(),
   finishedStep: z.int().nullable(),
   lastError: z.string().nullable(),
+  /**
+   * This generation's gang broke here (a worker of a job spread over several hosts failed): its part stays
+   * stopped until the control plane places the job again, with a new generation and rendezvous.
+   */
+  gangBroken: z.boolean().optional(),
 });
 
 export const reconcilerStateSchema = z.object({

@@ -173,7 +173,8 @@ export class Reconciler {
       for (const want of wanted.values()) {
         const job = this.findJob(want.jobId);
         if (!job) this.startIncarnation(this.newRecord(want), want, now, effects);
-        else if (job.phase === 'stopped') this.startIncarnation(job, want, now, effects);
+        else if (job.phase === 'stopped' && !(job.gangBroken && want.jobGeneration === job.jobGeneration))
+          this.startIncarnation(job, want, now, effects);
         else if (job.phase === 'failed' && want.jobGeneration !== job.jobGeneration) {
           this.startIncarnation(job, want, now, effects); // a new placement gets a fresh chance
         }
@@ -262,7 +263,9 @@ export class Reconciler {
           exitCode: exit.code,
         };
         this.kill(job, 'failed', now, effects);
-      } else if (kind === 'crash' || kind === 'checkpointed') {
+      } else if (isGang(job.desired) && kind !== 'finished') {
+        this.breakGang(job, now, effects);
+      } else if (kind === 'crash' || kind === 'checkpointed' || kind === 'gangBroken') {
         // An exit 75 nobody asked for is as unexpected as a crash; the restart still resumes from
         // the newest complete checkpoint, so the checkpoint it may have written is not lost.
         job.crashes += 1;
@@ -280,7 +283,7 @@ export class Reconciler {
       // exit 0: wait for the other workers to finish too
     } else if (
       job.phase === 'stopping' &&
-      (kind === 'crash' || kind === 'badConfiguration' || kind === 'spawnFailed')
+      (kind === 'crash' || kind === 'badConfiguration' || kind === 'spawnFailed' || kind === 'gangBroken')
     ) {
       // A worker died while checkpointing: its peers cannot complete the collective checkpoint.
       this.kill(job, 'stopped', now, effects);
@@ -354,7 +357,9 @@ export class Reconciler {
   // ------------------------------------------------------------------ transitions
 
   private startIncarnation(job: JobRecord, want: DesiredJob, now: number, effects: Effect[]): void {
-    if (want.jobGeneration !== job.jobGeneration || job.phase === 'failed') {
+    // After a gang break the crashes carry over to the next placement: a worker that crashes every time fails
+    // the job after maxCrashes instead of requeueing it for ever.
+    if ((want.jobGeneration !== job.jobGeneration && !job.gangBroken) || job.phase === 'failed') {
       job.crashes = 0;
       job.lastCrash = null;
       job.failure = null;
@@ -375,6 +380,7 @@ export class Reconciler {
     job.restartAt = null;
     job.finishedStep = null;
     job.lastError = null;
+    job.gangBroken = false;
     job.workers = want.workers.map((worker) => ({
       ref: `${job.jobId}/g${job.jobGeneration}/a${job.attempt}/r${worker.localRank}`,
       rank: worker.rank,
@@ -405,6 +411,41 @@ export class Reconciler {
     );
   }
 
+  /**
+   * A worker of a job spread over several hosts failed or lost a peer. Restarting this host's part alone cannot
+   * work — its peers elsewhere failed too, or are gone with their host — so every local worker is stopped and
+   * the stop is reported with reason `gang`: the control plane requeues the whole job and places it again from
+   * its newest checkpoint. Whether a worker here crashed on its own is counted once all have exited.
+   */
+  private breakGang(job: JobRecord, now: number, effects: Effect[]): void {
+    job.gangBroken = true;
+    job.stop = { reason: 'gang', requestedAt: now, deadline: now, timedOut: false };
+    this.kill(job, 'stopped', now, effects);
+  }
+
+  /**
+   * A worker of the broken gang that exited on its own with a crash (not 0, 75 or 76 — which only says a peer
+   * was lost — and not the SIGKILL the agent sent) counts as one crash; at maxCrashes the job fails.
+   */
+  private countGangCrash(job: JobRecord): void {
+    const crashed = job.workers.find(
+      (w) =>
+        (w.exitCode !== null && w.exitCode !== 0 && classifyExit(w.exitCode) === 'crash') ||
+        (w.exitCode === null && w.exitSignal !== null && w.exitSignal !== 'SIGKILL'),
+    );
+    if (!crashed) return;
+    job.crashes += 1;
+    const exit = { code: crashed.exitCode, signal: crashed.exitSignal };
+    job.lastCrash = { exitCode: exit.code, signal: exit.signal };
+    if (job.crashes < this.config.maxCrashes) return;
+    job.failure = {
+      reason: `crashed ${job.crashes} times (last: ${describeExit(exit)})${job.lastError ? `: ${job.lastError}` : ''}`,
+      exitCode: exit.code,
+    };
+    job.afterKill = 'failed';
+    job.gangBroken = false;
+  }
+
   private requestStop(job: JobRecord, reason: StopReason, now: number, effects: Effect[]): void {
     const evacuationDeadline = this.state.evacuation?.deadline ?? Number.POSITIVE_INFINITY;
     job.phase = 'stopping';
@@ -414,6 +455,12 @@ export class Reconciler {
       deadline: Math.min(now + this.config.checkpointTimeoutMs, evacuationDeadline),
       timedOut: false,
     };
+    if (job.workers.every((worker) => worker.lastStep === null)) {
+      // None has reported `started`: none trained anything there is to save (they may be waiting in a rendezvous
+      // for a peer that will never come), so they are not left to run until the deadline.
+      this.kill(job, 'stopped', now, effects);
+      return;
+    }
     for (const worker of job.workers) {
       // A worker that has not reported `started` may not have installed its signal handlers yet, and
       // SIGUSR2's default action would kill it; it has trained nothing either. It gets the request
@@ -452,6 +499,7 @@ export class Reconciler {
       );
       return;
     }
+    if (job.phase === 'killing' && job.afterKill === 'stopped' && job.gangBroken) this.countGangCrash(job);
     if (job.phase === 'stopping' || (job.phase === 'killing' && job.afterKill === 'stopped')) {
       job.phase = 'stopped';
       this.reportStopped(job, job.stop?.reason ?? 'unassigned', job.stop?.timedOut ?? false, now, effects);
@@ -618,6 +666,11 @@ export class Reconciler {
       message: { ...body, hostId: this.config.hostId, at: now / 1000 } as TelemetryMessage,
     };
   }
+}
+
+/** A job whose workers span several hosts: this host runs only part of its gang. */
+function isGang(job: DesiredJob): boolean {
+  return job.worldSize > job.workers.length;
 }
 
 function describeExit(exit: WorkerExit): string {

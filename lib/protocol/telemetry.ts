@@ -19,7 +19,16 @@ export const jobPhaseSchema = z.enum([
   'finished',
   'failed',
 ]);
-export const stopReasonSchema = z.enum(['rescale', 'unassigned', 'drain', 'spot', 'shutdown', 'external']);
+/** `gang`: a worker of a job spread over several hosts failed, so this host stopped its part of the gang too. */
+export const stopReasonSchema = z.enum([
+  'rescale',
+  'unassigned',
+  'drain',
+  'spot',
+  'shutdown',
+  'external',
+  'gang',
+]);
 
 export const gpuInfoSchema = z.object({
   index: z.int().nonnegative(),
@@ -44,6 +53,8 @@ export const registerMessageSchema = z.object({
   gpus: z.array(gpuInfoSchema),
   topology: topologySchema.nullable(),
   agentVersion: z.string(),
+  /** Private address other hosts reach this one at (the rendezvous of jobs whose rank 0 runs here). */
+  address: z.string().min(1).optional(),
 });
 
 export const heartbeatMessageSchema = z.object({

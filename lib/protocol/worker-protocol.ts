@@ -8,6 +8,8 @@ import type { DesiredJob, DesiredWorker } from './desired-state.ts';
 export const EXIT_FINISHED = 0;
 export const EXIT_BAD_CONFIGURATION = 2;
 export const EXIT_CHECKPOINTED = 75;
+/** A peer of the gang is gone (rendezvous incomplete, connection lost, collective timed out): not this worker's fault. */
+export const EXIT_GANG_BROKEN = 76;
 
 /** Variables the agent owns; a job's `env` may not override them. */
 export const MANAGED_ENV_NAMES = [
@@ -24,14 +26,22 @@ export const MANAGED_ENV_NAMES = [
   'TESSERA_CHECKPOINT_URI',
   'TESSERA_RESUME_STEP',
   'CUDA_VISIBLE_DEVICES',
+  // What torch.distributed's env:// init (and torchrun-style code) reads.
+  'MASTER_ADDR',
+  'MASTER_PORT',
+  'WORLD_SIZE',
+  'RANK',
+  'LOCAL_RANK',
+  'LOCAL_WORLD_SIZE',
 ] as const;
 
-export type ExitKind = 'finished' | 'checkpointed' | 'badConfiguration' | 'crash';
+export type ExitKind = 'finished' | 'checkpointed' | 'badConfiguration' | 'gangBroken' | 'crash';
 
 export function classifyExit(code: number | null): ExitKind {
   if (code === EXIT_FINISHED) return 'finished';
   if (code === EXIT_CHECKPOINTED) return 'checkpointed';
   if (code === EXIT_BAD_CONFIGURATION) return 'badConfiguration';
+  if (code === EXIT_GANG_BROKEN) return 'gangBroken';
   return 'crash'; // any other code, or killed by a signal (code null)
 }
 
@@ -63,7 +73,23 @@ export function buildWorkerEnv(
   env.TESSERA_CHECKPOINT_URI = job.checkpointUri;
   env.TESSERA_RESUME_STEP = String(resumeStep);
   env.CUDA_VISIBLE_DEVICES = worker.gpuIndices.join(',');
+  Object.assign(env, torchDistributedEnv(job, worker));
   return env;
+}
+
+/**
+ * The standard variables of torch.distributed's env:// rendezvous (as torchrun sets them), so a user's own
+ * training code needs no Tessera-specific setup. The desired state lists only this host's workers of the job.
+ */
+export function torchDistributedEnv(job: DesiredJob, worker: DesiredWorker): Record<string, string> {
+  return {
+    MASTER_ADDR: job.masterAddr,
+    MASTER_PORT: String(job.masterPort),
+    WORLD_SIZE: String(job.worldSize),
+    RANK: String(worker.rank),
+    LOCAL_RANK: String(worker.localRank),
+    LOCAL_WORLD_SIZE: String(job.workers.length),
+  };
 }
 
 const step = z.int().nonnegative();

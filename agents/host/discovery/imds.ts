@@ -58,6 +58,11 @@ export class ImdsClient {
     return { instanceId, instanceType, availabilityZone };
   }
 
+  /** The instance's primary private IPv4 address: where other hosts of the cluster reach it. */
+  async privateAddress(): Promise<string> {
+    return this.require('meta-data/local-ipv4');
+  }
+
   /** The pending Spot interruption, or null when none (IMDS answers 404). */
   async spotNotice(): Promise<SpotNotice | null> {
     const body = await this.get('meta-data/spot/instance-action');

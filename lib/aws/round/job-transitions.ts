@@ -12,6 +12,7 @@ import type { JobItem } from '../items/job-item.ts';
 import { appendTimeline, placementOf, type TimelineEvent } from '../items/job-timeline.ts';
 import type { JobExpectation } from '../repositories/jobs-repository.ts';
 import { RETENTION } from '../tables.ts';
+import { assignMasterPorts } from './rendezvous-ports.ts';
 
 export interface JobChange {
   readonly jobId: string;
@@ -23,8 +24,7 @@ export interface JobChange {
   readonly why: string;
 }
 
-export const MASTER_PORT_BASE = 29500;
-export const MASTER_PORT_RANGE = 1000;
+export { assignMasterPorts, MASTER_PORT_BASE, MASTER_PORT_RANGE } from './rendezvous-ports.ts';
 
 /** Time units of a round: the core reads seconds, items keep epoch ms where the API shows them. */
 export interface RoundClock {
@@ -193,33 +193,6 @@ export const jobChangesFromActions = (
     }
   }
   return changes;
-};
-
-/**
- * Rendezvous ports for jobs placed this round: the lowest port in the range not used by another job whose rank 0
- * is on the same host. Jobs keeping their placement keep their port.
- */
-export const assignMasterPorts = (jobs: readonly JobItem[]): Map<string, number> => {
-  const used = new Map<string, Set<number>>();
-  const masterHost = (job: JobItem) => job.allocation?.slices[0]?.hostId;
-  for (const job of jobs) {
-    const host = masterHost(job);
-    if (host && job.masterPort !== undefined)
-      used.set(host, (used.get(host) ?? new Set()).add(job.masterPort));
-  }
-  const assigned = new Map<string, number>();
-  for (const job of [...jobs].sort((a, b) => (a.jobId < b.jobId ? -1 : 1))) {
-    const host = masterHost(job);
-    if (!host || job.masterPort !== undefined) continue;
-    const ports = used.get(host) ?? new Set<number>();
-    let port = MASTER_PORT_BASE;
-    while (ports.has(port) && port < MASTER_PORT_BASE + MASTER_PORT_RANGE) port++;
-    if (ports.has(port)) throw new Error(`no free rendezvous port on host ${host}`);
-    ports.add(port);
-    used.set(host, ports);
-    assigned.set(job.jobId, port);
-  }
-  return assigned;
 };
 
 /**

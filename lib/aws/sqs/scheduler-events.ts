@@ -9,7 +9,7 @@ import { z } from 'zod';
 export const SCHEDULER_EVENT_GROUP = 'rounds';
 
 export const schedulerEventSchema = z.object({
-  kind: z.enum(['arrival', 'completion', 'cancel', 'hostLost', 'hostDraining']),
+  kind: z.enum(['arrival', 'completion', 'cancel', 'hostLost', 'hostDraining', 'gangBroken']),
   /** The job or host the event is about. */
   subject: z.string().min(1),
   /** Epoch ms. */

@@ -17,7 +17,7 @@ import { profileSignature } from '../items/profile-item.ts';
 import type { HostsRepository } from '../repositories/hosts-repository.ts';
 import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import type { ProfilesRepository } from '../repositories/profiles-repository.ts';
-import { terminate } from '../round/job-transitions.ts';
+import { requeue, terminate } from '../round/job-transitions.ts';
 import type { RoundLogger } from '../round/run-round.ts';
 import type { SchedulerEvents } from '../sqs/scheduler-events.ts';
 import type { EventMessage, HeartbeatUpdate, ProgressUpdate } from './coalesce.ts';
@@ -82,6 +82,7 @@ export class TelemetryApplier {
       case 'stopped':
         if (message.checkpointStep !== null)
           await this.raiseCheckpoint(message.hostId, message, message.checkpointStep);
+        if (message.reason === 'gang') await this.requeueGang(message);
         return;
       case 'finished':
       case 'failed':
@@ -215,6 +216,7 @@ export class TelemetryApplier {
       ...(gpuType ? { gpuType } : {}),
       ...(message.instanceType ? { instanceType: message.instanceType } : {}),
       ...(message.availabilityZone ? { zone: message.availabilityZone } : {}),
+      ...(message.address ? { address: message.address } : {}),
       ...(message.topology
         ? {
             rack: levels?.rack ?? message.topology.rack,
@@ -295,6 +297,28 @@ export class TelemetryApplier {
       await this.deps.schedulerEvents.publish({
         kind: 'hostDraining',
         subject: hostId,
+        at: this.deps.clock(),
+      });
+  }
+
+  /**
+   * A host stopped its part of a gang (a worker there failed, or lost a peer): the gang is broken, so the whole
+   * job goes back to the queue at once — every other host's desired state drops it, no rank keeps running alone —
+   * and an early round places it again from its newest checkpoint, with a new generation and rendezvous.
+   */
+  private async requeueGang(message: TelemetryOf<'stopped'>): Promise<void> {
+    const item = await this.deps.jobs.get(message.jobId);
+    if (!item || item.jobGeneration !== message.jobGeneration || item.status !== 'running') return;
+    assertHolds(item, message.hostId);
+    const change = requeue(item, `gang broken on host ${message.hostId}`, { nowMs: this.deps.clock() });
+    const written = await this.deps.jobs.updateIf(item.jobId, change.changes, {
+      status: [item.status],
+      equals: { jobGeneration: item.jobGeneration },
+    });
+    if (written)
+      await this.deps.schedulerEvents.publish({
+        kind: 'gangBroken',
+        subject: `${item.jobId}/g${item.jobGeneration}`, // each broken generation asks for its own round
         at: this.deps.clock(),
       });
   }

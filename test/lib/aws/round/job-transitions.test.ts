@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
-  assignMasterPorts,
   composeChanges,
   jobChangesFromActions,
-  MASTER_PORT_BASE,
   mergeChanges,
   requeue,
   terminate,
   withMasterPorts,
 } from '../../../../lib/aws/round/job-transitions.ts';
+import { preferredMasterPort } from '../../../../lib/aws/round/rendezvous-ports.ts';
 import type { Action } from '../../../../lib/core/model/action.ts';
 import { allocation, jobItem, runningJob } from '../support/items.ts';
 
@@ -118,27 +117,6 @@ describe('jobChangesFromActions', () => {
 });
 
 describe('rendezvous ports', () => {
-  test('the lowest free port per rank-0 host; kept ports stay', () => {
-    const kept = runningJob('k', allocation([['h1', [0]]]), { masterPort: MASTER_PORT_BASE });
-    const a = runningJob('a', allocation([['h1', [1]]]), { masterPort: undefined });
-    const b = runningJob(
-      'b',
-      allocation([
-        ['h2', [0]],
-        ['h1', [2]],
-      ]),
-      { masterPort: undefined },
-    );
-    const ports = assignMasterPorts([kept, a, b]);
-    assert.deepEqual(
-      [...ports],
-      [
-        ['a', MASTER_PORT_BASE + 1],
-        ['b', MASTER_PORT_BASE],
-      ],
-    );
-  });
-
   test('withMasterPorts adds the port to the placing change and never sets and removes it at once', () => {
     const job = jobItem('a');
     const changes = jobChangesFromActions(
@@ -149,15 +127,16 @@ describe('rendezvous ports', () => {
       machine,
     );
     const [c] = withMasterPorts(changes, items(job), clock);
-    assert.equal(c?.changes.set?.masterPort, MASTER_PORT_BASE);
+    const port = preferredMasterPort('a', c!.next.jobGeneration);
+    assert.equal(c?.changes.set?.masterPort, port);
     assert.ok(!c?.changes.remove?.includes('masterPort'));
-    assert.equal(c?.next.masterPort, MASTER_PORT_BASE);
+    assert.equal(c?.next.masterPort, port);
   });
 
   test('a holding job that lost its port gets a change of its own', () => {
     const job = runningJob('a', allocation([['h1', [0]]]), { masterPort: undefined });
     const [c] = withMasterPorts([], items(job), clock);
-    assert.deepEqual(c?.changes.set?.masterPort, MASTER_PORT_BASE);
+    assert.deepEqual(c?.changes.set?.masterPort, preferredMasterPort('a', 1));
     assert.deepEqual(c?.expected, { status: 'running', jobGeneration: 1 });
   });
 });
