@@ -1,7 +1,9 @@
 """Entry point the host agent runs: `python -m tessera_trainer.run --model small-cnn [job args]`.
 
 Exit codes (protocol): 0 finished all steps; 75 checkpointed and stopped on request;
-2 bad configuration (not retriable); anything else = crash (1 here; retriable).
+2 bad configuration (not retriable); 76 the gang is broken (a peer failed or never came: the agent
+stops the job's part on this host and the control plane requeues the whole job); anything else = crash
+(1 here; retriable).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import torch  # noqa: E402
 
 from .config import parse_worker_config  # noqa: E402
 from .errors import ConfigError  # noqa: E402
+from .gang import GangBroken  # noqa: E402
 from .job_args import parse_job_args  # noqa: E402
 from .reporting import Reporter, log  # noqa: E402
 from .trainer import Outcome, Trainer  # noqa: E402
@@ -29,6 +32,7 @@ EXIT_FINISHED = 0
 EXIT_CRASHED = 1
 EXIT_BAD_CONFIG = 2
 EXIT_STOPPED = 75
+EXIT_GANG_BROKEN = 76
 
 
 def main(argv: Optional[Sequence[str]] = None, environ: Optional[Mapping[str, str]] = None) -> int:
@@ -44,6 +48,10 @@ def main(argv: Optional[Sequence[str]] = None, environ: Optional[Mapping[str, st
         log(f"bad configuration: {error}")
         reporter.error(str(error))
         return EXIT_BAD_CONFIG
+    except GangBroken as error:
+        log(f"gang broken: {error}")
+        reporter.error(f"gang broken: {error}")
+        return EXIT_GANG_BROKEN
     except Exception as error:  # any crash: report it, let the agent retry with back-off
         traceback.print_exc(file=sys.stderr)
         reporter.error(f"{type(error).__name__}: {error}")

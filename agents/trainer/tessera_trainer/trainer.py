@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import enum
 import time
-from datetime import timedelta
 from typing import Callable, Dict, List, Optional, Tuple
 
 import torch
@@ -30,6 +29,7 @@ from .config import WorkerConfig
 from .data import SharedBatchLoader, SyntheticImageDataset
 from .determinism import configure_determinism
 from .errors import ConfigError
+from .gang import GangBroken, collective, rendezvous
 from .est_context import EstContext
 from .job_args import JobArgs, trajectory_settings
 from .layout import EstLayout
@@ -38,16 +38,12 @@ from .reporting import Reporter, log
 from .sampler import VirtualRankSampler
 
 _CONSISTENCY_CODES = {"D0": 0, "D1": 1}
+_PLACEMENT_SETTINGS = ("TESSERA_RESUME_STEP", "TESSERA_GENERATION")
 
 
 class Outcome(enum.Enum):
     FINISHED = "finished"  # exit 0
     STOPPED = "stopped"  # checkpointed on request, exit 75
-
-
-def _init_method(addr: str, port: int) -> str:
-    host = f"[{addr}]" if ":" in addr else addr
-    return f"tcp://{host}:{port}"
 
 
 def select_device(config: WorkerConfig) -> torch.device:
@@ -85,12 +81,14 @@ class Trainer:
             torch.cuda.set_device(self.device)
         configure_determinism(self.device, self.job.torch_threads)
         if self.distributed:
-            dist.init_process_group(
-                backend="nccl" if self.device.type == "cuda" else "gloo",
-                init_method=_init_method(self.config.master_addr or "", self.config.master_port or 0),
-                rank=self.config.rank,
-                world_size=self.config.world_size,
-                timeout=timedelta(seconds=self.job.collective_timeout),
+            rendezvous(
+                "nccl" if self.device.type == "cuda" else "gloo",
+                self.config.master_addr or "",
+                self.config.master_port or 0,
+                self.config.rank,
+                self.config.world_size,
+                self.config.generation,
+                self.job.collective_timeout,
             )
         try:
             self._agree_on_settings()
@@ -105,7 +103,8 @@ class Trainer:
     def _all_gather_ints(self, values: List[int]) -> List[List[int]]:
         local = torch.tensor(values, dtype=torch.int64, device=self.device)
         gathered = [torch.empty_like(local) for _ in range(self.config.world_size)]
-        dist.all_gather(gathered, local)
+        with collective("all_gather"):
+            dist.all_gather(gathered, local)
         return [t.tolist() for t in gathered]
 
     def _agree_on_settings(self) -> None:
@@ -124,7 +123,12 @@ class Trainer:
         for worker, theirs in enumerate(self._all_gather_ints(mine)):
             for name, a, b in zip(names, mine, theirs):
                 if a != b:
-                    raise ConfigError(f"{name} differs between worker rank {c.rank} ({a}) and worker rank {worker} ({b})")
+                    message = f"{name} differs between worker rank {c.rank} ({a}) and worker rank {worker} ({b})"
+                    # Hosts that started their parts at different moments may disagree on these; a new placement
+                    # of the whole gang gets one value. The others are the job's own settings: not retriable.
+                    if name in _PLACEMENT_SETTINGS:
+                        raise GangBroken(message)
+                    raise ConfigError(message)
 
     def _agree_on_layout(self) -> EstLayout:
         c = self.config
@@ -138,7 +142,8 @@ class Trainer:
         if not self.distributed:
             return local_request
         flag = torch.tensor([local_request], dtype=torch.int64, device=self.device)
-        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+        with collective("all_reduce of control requests"):
+            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
         return int(flag.item())
 
     # ---------------------------------------------------------------- construction and resume
@@ -205,7 +210,8 @@ class Trainer:
         while self.step < c.total_steps:
             began = self.clock()
             samples, losses = self._run_local_ests()
-            average = self.aggregator.average()
+            with collective("gradient aggregation"):
+                average = self.aggregator.average()
             unpack_average(self.model, self.spec, average)
             self.optimizer.step()
             self.scheduler.step()
@@ -262,7 +268,8 @@ class Trainer:
         local = {v: self.contexts[v].to_dict() for v in c.ests}
         if self.distributed:
             gathered: List[Optional[Dict[int, dict]]] = [None] * c.world_size
-            dist.all_gather_object(gathered, local)
+            with collective("checkpoint gather"):
+                dist.all_gather_object(gathered, local)
         else:
             gathered = [local]
         if c.rank == 0:
@@ -292,4 +299,5 @@ class Trainer:
             self.store.write(self.step, meta, state, contexts)
             self.reporter.checkpoint(self.step, self.store.step_uri(self.step))
         if self.distributed:
-            dist.barrier()  # no worker moves on (or exits 75) before the checkpoint is durable
+            with collective("checkpoint barrier"):
+                dist.barrier()  # no worker moves on (or exits 75) before the checkpoint is durable
