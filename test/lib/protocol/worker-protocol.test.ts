@@ -18,13 +18,12 @@ const job: DesiredJob = {
 };
 
 describe('buildWorkerEnv', () => {
-  test('sets every protocol variable and CUDA_VISIBLE_DEVICES', () => {
-    const env = buildWorkerEnv(
-      { ...job, env: { TESSERA_SEED: '3' } },
-      { rank: 1, localRank: 1, gpuIndices: [5], ests: [2, 3] },
-      140,
-      { PATH: '/usr/bin', HOME: '/root' },
-    );
+  test("sets every protocol variable, CUDA_VISIBLE_DEVICES and torch.distributed's env:// variables", () => {
+    const worker = { rank: 1, localRank: 1, gpuIndices: [5], ests: [2, 3] };
+    const env = buildWorkerEnv({ ...job, env: { TESSERA_SEED: '3' }, workers: [worker] }, worker, 140, {
+      PATH: '/usr/bin',
+      HOME: '/root',
+    });
     assert.deepEqual(env, {
       PATH: '/usr/bin',
       HOME: '/root',
@@ -42,7 +41,27 @@ describe('buildWorkerEnv', () => {
       TESSERA_CHECKPOINT_URI: 'file:///ckpt/job-1',
       TESSERA_RESUME_STEP: '140',
       CUDA_VISIBLE_DEVICES: '5',
+      MASTER_ADDR: '10.0.0.7',
+      MASTER_PORT: '29501',
+      WORLD_SIZE: '2',
+      RANK: '1',
+      LOCAL_RANK: '1',
+      LOCAL_WORLD_SIZE: '1',
     });
+  });
+
+  test('a gang over two hosts: global rank and world size, local rank and size on this host', () => {
+    // Ranks 2 and 3 of a 4-worker job on its second host (rank 0 on 10.0.0.7).
+    const workers = [
+      { rank: 2, localRank: 0, gpuIndices: [0] },
+      { rank: 3, localRank: 1, gpuIndices: [1] },
+    ];
+    const env = buildWorkerEnv({ ...job, worldSize: 4, workers }, workers[1]!, -1, {});
+    assert.deepEqual(
+      [env.MASTER_ADDR, env.MASTER_PORT, env.WORLD_SIZE, env.RANK, env.LOCAL_RANK, env.LOCAL_WORLD_SIZE],
+      ['10.0.0.7', '29501', '4', '3', '1', '2'],
+    );
+    assert.deepEqual([env.TESSERA_RANK, env.TESSERA_WORLD_SIZE, env.TESSERA_LOCAL_RANK], ['3', '4', '1']);
   });
 
   test("the agent's own TESSERA_* settings do not leak into workers; absent optionals stay absent", () => {
@@ -98,10 +117,11 @@ describe('parseReportLine', () => {
 });
 
 test('classifyExit follows the protocol exit codes', () => {
-  assert.deepEqual([0, 75, 2, 1, 137, null].map(classifyExit), [
+  assert.deepEqual([0, 75, 2, 76, 1, 137, null].map(classifyExit), [
     'finished',
     'checkpointed',
     'badConfiguration',
+    'gangBroken',
     'crash',
     'crash',
     'crash',
