@@ -1,0 +1,292 @@
+// A gang over two hosts through the real parts: the control plane (real round and telemetry handlers on the local
+// endpoint), three host-agent processes with 2 simulated GPUs each, and the PyTorch trainer with gloo. One 4-GPU
+// job is placed 2 + 2 over two agents, rendezvouses at rank 0's host and trains; one of its hosts dies (agent and
+// workers SIGKILLed). The survivors' workers lose their peers (exit 76), their agent stops the job's part there
+// and reports the gang broken; the control plane requeues the whole job, declares the dead host lost and places
+// the job again from its checkpoint on the two live hosts, where it finishes with exactly the bits of the same job
+// run on one host with 4 workers. Skipped without torch.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { buildAgent } from '../../agents/host/build.ts';
+import { ENV, tableNames } from '../../lib/aws/environment.ts';
+import type { JobItem } from '../../lib/aws/items/job-item.ts';
+import { pidsWithEnv, signalAll } from '../../lib/local/cloud/process-marks.ts';
+import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
+import { assertNoOrphans, tempDir } from '../agents/host/helpers.ts';
+import {
+  checkpointDifference,
+  PYTHON,
+  readCheckpointMeta,
+  runStraight,
+  TRAINER_DIR,
+  torchMissingReason,
+} from '../agents/host/python-trainer.ts';
+import { admitHosts, eventually, invokeRound, submit } from './support/fixtures.ts';
+import { type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
+
+const SKIP_REASON = torchMissingReason();
+const HOSTS = ['gang-a', 'gang-b', 'gang-c'];
+const TOTAL_STEPS = 240;
+/** Marks every process of one simulated host (agent and workers inherit it), so the test can kill the host. */
+const HOST_MARK = 'GANG_TEST_HOST';
+const HEARTBEAT_TIMEOUT_SECONDS = 5;
+
+const dir = tempDir('tessera-gang-');
+let cp: ControlPlane;
+const agents = new Map<string, ChildProcess>();
+const pids = new Set<number>();
+let rounds: NodeJS.Timeout | undefined;
+
+before(async () => {
+  if (SKIP_REASON) return;
+  cp = await startControlPlane({
+    runner: {
+      envOverrides: {
+        round: {
+          // A policy that gives a job exactly the GPUs it asks for: the job's shape stays 4 workers.
+          [ENV.policy]: 'fifo',
+          // No launches (budget 0): the three hosts are admitted by the test; lost after 5 s without a heartbeat.
+          [ENV.fleet]: JSON.stringify({
+            capacityType: 'on-demand',
+            budgetPerHour: 0,
+            maxInstances: 0,
+            idleCooldownSeconds: 3600,
+            heartbeatTimeoutSeconds: HEARTBEAT_TIMEOUT_SECONDS,
+            launchTemplates: [],
+          }),
+        },
+      },
+    },
+  });
+  cp.runner.startEventSources(['telemetry']);
+  const [bundle] = await buildAgent(join(dir.path, 'agent'));
+  await admitHosts(cp, ...HOSTS);
+  for (const hostId of HOSTS) startAgent(bundle!, hostId);
+  await eventually(
+    async () => {
+      const hosts = await Promise.all(HOSTS.map((h) => cp.hosts.get(h)));
+      return hosts.every((h) => h?.state === 'active' && h.address === '127.0.0.1') ? true : undefined;
+    },
+    'three agents registered with their address',
+    30_000,
+  );
+  // The schedule rule, every second.
+  const tick = () => {
+    rounds = setTimeout(async () => {
+      await invokeRound(cp).catch(() => undefined);
+      if (rounds) tick();
+    }, 1_000);
+  };
+  tick();
+});
+
+after(async () => {
+  clearTimeout(rounds);
+  rounds = undefined;
+  for (const hostId of HOSTS) killHost(hostId);
+  await assertNoOrphans(pids).finally(async () => {
+    await cp?.stop();
+    dir.cleanup();
+  });
+});
+
+function startAgent(bundle: string, hostId: string): void {
+  const credentials = localHostCredentials(hostId);
+  const child = spawn(
+    process.execPath,
+    [
+      bundle,
+      '--mode=local',
+      `--host-id=${hostId}`,
+      `--state-dir=${join(dir.path, hostId)}`,
+      `--desired-state=dynamodb:${tableNames(cp.runner.environment('round')).hosts}`,
+      `--telemetry=sqs:${cp.queueUrl('QueuesTelemetry')}`,
+      '--gpus=sim:2xA10G',
+      '--address=127.0.0.1',
+      '--poll-ms=300',
+      '--heartbeat-ms=1000',
+      '--flush-ms=200',
+      '--progress-interval-ms=1000',
+      '--checkpoint-timeout-ms=10000',
+    ],
+    {
+      env: {
+        ...process.env,
+        AWS_ENDPOINT_URL: cp.endpointUrl,
+        AWS_REGION: REGION,
+        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+        [HOST_MARK]: hostId,
+      },
+      stdio: 'ignore',
+      detached: true,
+    },
+  );
+  if (child.pid !== undefined) pids.add(child.pid);
+  agents.set(hostId, child);
+}
+
+/** The host dies: its agent and every worker it started, at once. */
+function killHost(hostId: string): number[] {
+  const all = pidsWithEnv(HOST_MARK, hostId);
+  for (const pid of all) pids.add(pid);
+  signalAll(all, 'SIGKILL');
+  return all;
+}
+
+/** The tail of every worker's stderr on every host, for failure messages. */
+const workerStderr = () =>
+  HOSTS.flatMap((hostId) => {
+    const logs = join(dir.path, hostId, 'logs');
+    return existsSync(logs)
+      ? readdirSync(logs)
+          .filter((f) => f.endsWith('.err'))
+          .map(
+            (f) =>
+              `--- ${hostId} ${decodeURIComponent(f)}\n${readFileSync(join(logs, f), 'utf8').slice(-1_500)}`,
+          )
+      : [];
+  }).join('\n');
+
+const job = (jobId: string) => cp.jobs.get(jobId) as Promise<JobItem>;
+const jobWhen = (jobId: string, what: string, seconds: number, ok: (j: JobItem) => boolean) =>
+  eventually(
+    async () => {
+      const item = await job(jobId);
+      if (item.status === 'failed') throw new Error(`job failed: ${item.failureReason}\n${workerStderr()}`);
+      return ok(item) ? item : undefined;
+    },
+    what,
+    seconds * 1000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${workerStderr()}`);
+  });
+const hostsOf = (item: JobItem) => item.allocation?.slices.map((s) => s.hostId) ?? [];
+
+test('a 4-worker job over two hosts trains, survives the death of one host as a gang and ends bitwise equal to one host', {
+  skip: SKIP_REASON ?? false,
+  timeout: 150_000,
+}, async (t) => {
+  const started = Date.now();
+  const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
+  const submitted = await submit(cp, {
+    model: 'resnet50',
+    batchSize: 8,
+    gpus: 4,
+    gpuTypes: ['A10G'],
+    iterations: TOTAL_STEPS,
+    command: [
+      PYTHON,
+      '-m',
+      'tessera_trainer.run',
+      '--model',
+      'small-cnn',
+      '--batch-size',
+      '8',
+      '--collective-timeout',
+      '8',
+    ],
+    env: {
+      PYTHONPATH: TRAINER_DIR,
+      PYTHONDONTWRITEBYTECODE: '1',
+      OMP_NUM_THREADS: '1',
+      TESSERA_DEVICE: 'cpu',
+      TESSERA_CHECKPOINT_EVERY: '20',
+    },
+  });
+  assert.ok(submitted.status < 300, JSON.stringify(submitted.body));
+  const jobId = submitted.body.job.jobId as string;
+
+  // 2 + 2 over two agents; both halves find the same rendezvous and ranks.
+  const placed = await jobWhen(jobId, 'the job placed over two hosts', 30, (j) => hostsOf(j).length === 2);
+  const [master, second] = hostsOf(placed) as [string, string];
+  const parts = await eventually(
+    async () => {
+      const hosts = await Promise.all([master, second].map((h) => cp.hosts.get(h)));
+      const found = hosts.map((h) => h?.desired?.jobs.find((j) => j.jobId === jobId));
+      return found.every((j) => j?.jobGeneration === placed.jobGeneration) ? found.map((j) => j!) : undefined;
+    },
+    'both hosts told to run their part',
+    10_000,
+  );
+  assert.deepEqual(
+    parts.map((p) => [p.masterAddr, p.masterPort, p.worldSize, p.workers.map((w) => [w.rank, w.localRank])]),
+    [
+      [
+        '127.0.0.1',
+        placed.masterPort,
+        4,
+        [
+          [0, 0],
+          [1, 1],
+        ],
+      ],
+      [
+        '127.0.0.1',
+        placed.masterPort,
+        4,
+        [
+          [2, 0],
+          [3, 1],
+        ],
+      ],
+    ],
+  );
+  const checkpointed = await jobWhen(
+    jobId,
+    'training across the two hosts to a checkpoint',
+    60,
+    (j) => j.checkpointStep >= 40,
+  );
+  t.diagnostic(
+    `${seconds()} s: ranks on ${master} and ${second} at checkpoint ${checkpointed.checkpointStep}`,
+  );
+
+  // The host of ranks 2 and 3 dies.
+  const killed = killHost(second);
+  t.diagnostic(`${seconds()} s: killed host ${second} (${killed.length} processes)`);
+  const requeued = await jobWhen(jobId, 'the gang requeued', 30, (j) =>
+    (j.timeline ?? []).some((e) => e.kind === 'requeued'),
+  );
+  const requeue = requeued.timeline!.find((e) => e.kind === 'requeued')!;
+  assert.match(requeue.detail ?? '', new RegExp(`gang broken on host ${master}|host ${second} is lost`));
+  t.diagnostic(`${seconds()} s: ${requeue.detail}`);
+
+  // Placed again on the two live hosts, from a checkpoint, and finished there.
+  const finished = await jobWhen(
+    jobId,
+    'the job to finish on the live hosts',
+    90,
+    (j) => j.status === 'finished',
+  );
+  t.diagnostic(`${seconds()} s: finished after ${finished.restarts} restart(s)`);
+  const restart = [...(finished.timeline ?? [])].reverse().find((e) => e.kind === 'started')!;
+  assert.match(restart.detail ?? '', /from step (\d+)/, 'resumed from a checkpoint');
+  const resumedFrom = Number(/from step (\d+)/.exec(restart.detail ?? '')![1]);
+  assert.ok(resumedFrom >= checkpointed.checkpointStep, `resumed from step ${resumedFrom}`);
+  assert.equal((await cp.hosts.get(second))?.state, 'lost');
+  const final = readCheckpointMeta({ dir: join(cp.checkpointDir, jobId), step: TOTAL_STEPS });
+  assert.equal(final.writtenBy.worldSize, 4);
+  assert.ok(final.generation > placed.jobGeneration, 'the final steps ran in a later placement');
+
+  // The same job on one host, 4 workers, never stopped: the same bits.
+  const reference = await runStraight({
+    jobId,
+    maxP: 4,
+    ests: [[0], [1], [2], [3]],
+    totalSteps: TOTAL_STEPS,
+    checkpointDir: join(dir.path, 'reference'),
+    pids,
+    timeoutMs: 60_000,
+  });
+  assert.deepEqual(reference.codes, [0, 0, 0, 0], reference.stderr.join('\n'));
+  const difference = await checkpointDifference(
+    { dir: join(cp.checkpointDir, jobId), step: TOTAL_STEPS },
+    { dir: join(dir.path, 'reference'), step: TOTAL_STEPS },
+  );
+  assert.equal(difference, null, `the gang's final checkpoint differs from one host's at ${difference}`);
+  t.diagnostic(`${seconds()} s: bitwise equal to the one-host run`);
+});
