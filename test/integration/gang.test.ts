@@ -15,6 +15,7 @@ import { ENV, tableNames } from '../../lib/aws/environment.ts';
 import type { JobItem } from '../../lib/aws/items/job-item.ts';
 import { pidsWithEnv, signalAll } from '../../lib/local/cloud/process-marks.ts';
 import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
+import { parseReportLine, type WorkerReport } from '../../lib/protocol/worker-protocol.ts';
 import { assertNoOrphans, tempDir } from '../agents/host/helpers.ts';
 import {
   checkpointDifference,
@@ -29,7 +30,8 @@ import { type ControlPlane, REGION, startControlPlane } from './support/local-st
 
 const SKIP_REASON = torchMissingReason();
 const HOSTS = ['gang-a', 'gang-b', 'gang-c'];
-const TOTAL_STEPS = 240;
+const TOTAL_STEPS = 300;
+const FIRST_CHECKPOINT = 20;
 /** Marks every process of one simulated host (agent and workers inherit it), so the test can kill the host. */
 const HOST_MARK = 'GANG_TEST_HOST';
 const HEARTBEAT_TIMEOUT_SECONDS = 5;
@@ -151,6 +153,20 @@ const workerStderr = () =>
       : [];
   }).join('\n');
 
+/** Report lines of one generation's workers, from every host's agent logs. */
+const reportsOf = (jobId: string, generation: number): WorkerReport[] =>
+  HOSTS.flatMap((hostId) => {
+    const logs = join(dir.path, hostId, 'logs');
+    const prefix = encodeURIComponent(`${jobId}/g${generation}/`);
+    return existsSync(logs)
+      ? readdirSync(logs)
+          .filter((f) => f.startsWith(prefix) && f.endsWith('.out'))
+          .flatMap((f) => readFileSync(join(logs, f), 'utf8').split('\n'))
+      : [];
+  })
+    .map(parseReportLine)
+    .flatMap((parsed) => (parsed.kind === 'report' ? [parsed.report] : []));
+
 const job = (jobId: string) => cp.jobs.get(jobId) as Promise<JobItem>;
 const jobWhen = (jobId: string, what: string, seconds: number, ok: (j: JobItem) => boolean) =>
   eventually(
@@ -194,7 +210,7 @@ test('a 4-worker job over two hosts trains, survives the death of one host as a 
       PYTHONDONTWRITEBYTECODE: '1',
       OMP_NUM_THREADS: '1',
       TESSERA_DEVICE: 'cpu',
-      TESSERA_CHECKPOINT_EVERY: '20',
+      TESSERA_CHECKPOINT_EVERY: String(FIRST_CHECKPOINT),
     },
   });
   assert.ok(submitted.status < 300, JSON.stringify(submitted.body));
@@ -235,15 +251,12 @@ test('a 4-worker job over two hosts trains, survives the death of one host as a 
       ],
     ],
   );
-  const checkpointed = await jobWhen(
-    jobId,
-    'training across the two hosts to a checkpoint',
-    60,
-    (j) => j.checkpointStep >= 40,
+  // Training across the two hosts: the host dies as soon as rank 0 has written a checkpoint (seen on disk, at once).
+  const checkpointDir = join(cp.checkpointDir, jobId);
+  await jobWhen(jobId, 'training across the two hosts to a checkpoint', 60, () =>
+    existsSync(join(checkpointDir, `step-${FIRST_CHECKPOINT}`, 'COMPLETE')),
   );
-  t.diagnostic(
-    `${seconds()} s: ranks on ${master} and ${second} at checkpoint ${checkpointed.checkpointStep}`,
-  );
+  t.diagnostic(`${seconds()} s: ranks on ${master} and ${second} wrote checkpoint ${FIRST_CHECKPOINT}`);
 
   // The host of ranks 2 and 3 dies.
   const killed = killHost(second);
@@ -266,11 +279,26 @@ test('a 4-worker job over two hosts trains, survives the death of one host as a 
   const restart = [...(finished.timeline ?? [])].reverse().find((e) => e.kind === 'started')!;
   assert.match(restart.detail ?? '', /from step (\d+)/, 'resumed from a checkpoint');
   const resumedFrom = Number(/from step (\d+)/.exec(restart.detail ?? '')![1]);
-  assert.ok(resumedFrom >= checkpointed.checkpointStep, `resumed from step ${resumedFrom}`);
+  assert.ok(
+    resumedFrom >= FIRST_CHECKPOINT && resumedFrom < TOTAL_STEPS,
+    `resumed mid-run from step ${resumedFrom}`,
+  );
   assert.equal((await cp.hosts.get(second))?.state, 'lost');
-  const final = readCheckpointMeta({ dir: join(cp.checkpointDir, jobId), step: TOTAL_STEPS });
+  const final = readCheckpointMeta({ dir: checkpointDir, step: TOTAL_STEPS });
   assert.equal(final.writtenBy.worldSize, 4);
   assert.ok(final.generation > placed.jobGeneration, 'the final steps ran in a later placement');
+  // Every rank of the final placement, on both hosts, started from that step and finished every step.
+  const last = reportsOf(jobId, final.generation);
+  const startedAt = last.flatMap((r) => (r.event === 'started' ? [[r.rank, r.step]] : []));
+  assert.deepEqual(
+    startedAt.sort(([a], [b]) => a! - b!),
+    [0, 1, 2, 3].map((rank) => [rank, resumedFrom]),
+  );
+  assert.deepEqual(
+    last.flatMap((r) => (r.event === 'finished' ? [r.step] : [])),
+    [TOTAL_STEPS, TOTAL_STEPS, TOTAL_STEPS, TOTAL_STEPS],
+  );
+  t.diagnostic(`final placement: ${restart.detail}`);
 
   // The same job on one host, 4 workers, never stopped: the same bits.
   const reference = await runStraight({
@@ -284,7 +312,7 @@ test('a 4-worker job over two hosts trains, survives the death of one host as a 
   });
   assert.deepEqual(reference.codes, [0, 0, 0, 0], reference.stderr.join('\n'));
   const difference = await checkpointDifference(
-    { dir: join(cp.checkpointDir, jobId), step: TOTAL_STEPS },
+    { dir: checkpointDir, step: TOTAL_STEPS },
     { dir: join(dir.path, 'reference'), step: TOTAL_STEPS },
   );
   assert.equal(difference, null, `the gang's final checkpoint differs from one host's at ${difference}`);

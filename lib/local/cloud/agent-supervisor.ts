@@ -83,6 +83,8 @@ export class AgentSupervisor {
         `--desired-state=dynamodb:${o.hostsTable}`,
         `--telemetry=sqs:${o.telemetryQueueUrl}`,
         `--gpus=sim:${offering.gpus}x${offering.gpuType}`,
+        // The instance's private address on the EC2 shim (127.0.x.y, all loopback): the rendezvous of its jobs.
+        `--address=${instance.privateIpAddress}`,
         '--poll-ms=1000',
         '--heartbeat-ms=5000',
         '--flush-ms=500',

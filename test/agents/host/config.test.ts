@@ -27,6 +27,7 @@ describe('parseAgentConfig', () => {
     assert.deepEqual(config.gpus, { kind: 'nvidia-smi', command: 'nvidia-smi' });
     assert.equal(config.imdsUrl, 'http://169.254.169.254');
     assert.equal(config.topology, 'ec2');
+    assert.equal(config.address, null, 'from instance metadata at start');
     assert.equal(config.stateDir, '/var/lib/tessera-agent');
     assert.equal(config.timings.maxCrashes, 5);
     assert.equal(config.timings.pollIntervalMs, 2_000);
@@ -46,8 +47,10 @@ describe('parseAgentConfig', () => {
         'sim:4xA100',
         '--poll-ms',
         '50',
+        '--address',
+        '127.0.0.5',
       ],
-      { TESSERA_AGENT_POLL_MS: '9999', TESSERA_AGENT_GPUS: 'nvidia-smi' },
+      { TESSERA_AGENT_POLL_MS: '9999', TESSERA_AGENT_GPUS: 'nvidia-smi', TESSERA_AGENT_ADDRESS: '10.0.0.9' },
     );
     assert.equal(config.mode, 'local');
     assert.equal(config.hostId, 'sim-1');
@@ -57,6 +60,7 @@ describe('parseAgentConfig', () => {
     assert.equal(config.topology, 'none');
     assert.equal(config.stateDir, '.tessera/agent-sim-1');
     assert.equal(config.timings.pollIntervalMs, 50);
+    assert.equal(config.address, '127.0.0.5');
   });
 
   test('errors name the flag or variable and the rule', () => {
@@ -89,6 +93,11 @@ describe('parseAgentConfig', () => {
         /must be sqs:<queue URL>/,
       ],
       [['--no-such-flag'], {}, /unknown option '--no-such-flag'/],
+      [
+        ['--mode', 'local', '--desired-state', 'file:x'],
+        { TESSERA_AGENT_ADDRESS: 'tcp://10.0.0.1' },
+        /TESSERA_AGENT_ADDRESS: "tcp:\/\/10.0.0.1" must be an IP address or host name/,
+      ],
     ];
     for (const [argv, env, pattern] of bad) {
       assert.throws(

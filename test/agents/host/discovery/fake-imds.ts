@@ -27,6 +27,7 @@ export async function startFakeImds(
     '/latest/meta-data/instance-id': () => identity.instanceId,
     '/latest/meta-data/instance-type': () => identity.instanceType,
     '/latest/meta-data/placement/availability-zone': () => identity.availabilityZone,
+    '/latest/meta-data/local-ipv4': () => '10.0.1.23',
     '/latest/meta-data/spot/instance-action': () => spotAction,
   };
   const header = (request: IncomingMessage, name: string) => {

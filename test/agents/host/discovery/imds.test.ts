@@ -84,6 +84,15 @@ describe('ImdsClient against a fake IMDSv2', () => {
   });
 });
 
+test("the instance's private IPv4: the address other hosts reach it at", async () => {
+  const imds = await startFakeImds();
+  try {
+    assert.equal(await new ImdsClient({ baseUrl: imds.url }).privateAddress(), '10.0.1.23');
+  } finally {
+    await imds.close();
+  }
+});
+
 test('an unreachable IMDS fails fast with the URL', async () => {
   const port = await freePort();
   await assert.rejects(
