@@ -342,4 +342,70 @@ describe('telemetry', () => {
     assert.deepEqual(await direct(beat), { batchItemFailures: [] });
     assert.equal(await cp.hosts.get('ghost'), undefined);
   });
+
+  test('a host registers the address other hosts reach it at: the rendezvous of the jobs whose rank 0 it runs', async () => {
+    await admitHosts(cp, 'gang-1');
+    await send(register('gang-1', 4, { address: '10.0.7.21' } as Partial<TelemetryMessage>));
+    const host = await eventually(async () => {
+      const h = await cp.hosts.get('gang-1');
+      return h?.state === 'active' ? h : undefined;
+    }, 'the registered host');
+    assert.equal(host.address, '10.0.7.21');
+    const { body } = await submit(cp, jobDocument({ clientToken: 'rendezvous', gpus: 2 }));
+    await round();
+    const placed = await cp.jobs.get(body.job.jobId);
+    const rank0Host = placed!.allocation!.slices[0]!.hostId;
+    const part = (await cp.hosts.get(rank0Host))!.desired!.jobs.find((j) => j.jobId === placed!.jobId)!;
+    const address = (await cp.hosts.get(rank0Host))!.address;
+    assert.equal(part.masterAddr, address ?? rank0Host);
+    assert.equal(part.masterPort, placed!.masterPort);
+  });
+
+  test('a gang broken on one of its hosts requeues the whole job once, from its checkpoint, with an early round', async () => {
+    const { body } = await submit(cp, jobDocument({ clientToken: 'gang', gpus: 2 }));
+    await round();
+    const placed = (await cp.jobs.get(body.job.jobId))!;
+    assert.equal(placed.status, 'running');
+    const holder = placed.allocation!.slices[0]!.hostId;
+    const stopped = (reason: string, jobGeneration: number, checkpointStep: number) => ({
+      type: 'stopped',
+      hostId: holder,
+      at: Date.now(),
+      jobId: placed.jobId,
+      jobGeneration,
+      reason,
+      checkpointStep,
+      timedOut: false,
+    });
+    // A stop for another reason, or of an older generation, leaves the job where it is.
+    await send(stopped('rescale', placed.jobGeneration, 10), stopped('gang', placed.jobGeneration - 1, 10));
+    await eventually(
+      async () => ((await cp.jobs.get(placed.jobId))?.checkpointStep === 10 ? true : undefined),
+      'the checkpoint of the rescale stop',
+    );
+    assert.equal((await cp.jobs.get(placed.jobId))?.status, 'running');
+    await send(stopped('gang', placed.jobGeneration, 30));
+    const requeued = await eventually(async () => {
+      const j = await cp.jobs.get(placed.jobId);
+      return j?.status === 'suspended' ? j : undefined;
+    }, 'the gang requeued');
+    assert.equal(requeued.allocation, undefined);
+    assert.equal(requeued.masterPort, undefined);
+    assert.equal(requeued.checkpointStep, 30);
+    assert.equal(requeued.timeline?.at(-1)?.detail, `gang broken on host ${holder}; resumes from step 30`);
+    await send(stopped('gang', placed.jobGeneration, 30)); // its other hosts say so too: nothing more happens
+    const events = (await drainQueue(cp, cp.queueUrl('QueuesSchedulerEvents'))).map((m) =>
+      JSON.parse(m.body),
+    );
+    assert.deepEqual(
+      events.filter((e) => e.kind === 'gangBroken').map((e) => e.subject),
+      [`${placed.jobId}/g${placed.jobGeneration}`],
+    );
+    await round();
+    const again = (await cp.jobs.get(placed.jobId))!;
+    assert.deepEqual(
+      [again.status, again.jobGeneration, again.resumeStep],
+      ['running', placed.jobGeneration + 1, 30],
+    );
+  });
 });

@@ -5,6 +5,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ENV } from '../../../lib/aws/environment.ts';
+import { MASTER_PORT_BASE, MASTER_PORT_RANGE } from '../../../lib/aws/round/rendezvous-ports.ts';
 import { settingsFromContext } from '../../../lib/infra/props.ts';
 import { TesseraStack } from '../../../lib/infra/tessera-stack.ts';
 
@@ -566,6 +567,13 @@ describe('every resource', () => {
     assert.equal(ingresses.length, 1);
     const ingress = ingresses[0]![1];
     assert.deepEqual(ingress.Properties.SourceSecurityGroupId, ingress.Properties.GroupId);
+    // Multi-node gangs: every rendezvous port the round hands out, and the ephemeral ports gloo and NCCL
+    // connect back on, are open between hosts of the cluster (and only between them).
+    const [from, to] = [Number(ingress.Properties.FromPort), Number(ingress.Properties.ToPort)];
+    assert.equal(ingress.Properties.IpProtocol, 'tcp');
+    assert.ok(from <= MASTER_PORT_BASE && to >= MASTER_PORT_BASE + MASTER_PORT_RANGE - 1, `${from}-${to}`);
+    assert.ok(from <= 32768 && to >= 60999, `${from}-${to}`);
+    assert.equal(ingress.Properties.CidrIp, undefined);
   });
 
   test('every log group has a retention; instance profiles carry the family roles; the agent bundle goes to agent/', () => {
