@@ -195,6 +195,7 @@ export class HostAgent {
   async drainAndStop(): Promise<void> {
     const now = this.clock.now();
     const deadline = now + this.deps.timings.drainTimeoutMs;
+    this.readAllReports();
     this.apply(this.reconciler.evacuate('shutdown', deadline, now));
     this.checkEvacuation();
     // Killed workers need a moment to be reaped; never wait forever on an unkillable process.
@@ -244,6 +245,11 @@ export class HostAgent {
     this.checkEvacuation();
   }
 
+  /** Report lines written so far by every worker, so the reconciler knows which have started. */
+  private readAllReports(): void {
+    for (const [ref, worker] of [...this.workers]) this.readReports(ref, worker, false);
+  }
+
   private async pollDesiredState(): Promise<void> {
     if (this.polling || !this.running) return;
     this.polling = true;
@@ -260,6 +266,7 @@ export class HostAgent {
         return;
       }
       this.lastRejection = null;
+      this.readAllReports(); // a stop decision must know every worker that has already reported `started`
       this.reconciler.applyDesired(result.state);
       this.apply(this.reconciler.reconcile(this.clock.now()));
     } catch (error) {
@@ -334,6 +341,7 @@ export class HostAgent {
         notice.time ?? Number.POSITIVE_INFINITY,
       );
       this.logger.warn('Spot interruption notice: checkpointing every job', { ...notice, deadline });
+      this.readAllReports();
       this.apply(this.reconciler.evacuate('spot', deadline, now));
       this.checkEvacuation();
     } catch (error) {

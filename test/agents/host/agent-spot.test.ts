@@ -1,6 +1,6 @@
 // Spot interruption: the agent polls a (fake) IMDS and checkpoints every job before the deadline.
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ImdsClient } from '../../../agents/host/discovery/imds.ts';
@@ -126,6 +126,15 @@ describe('Spot interruption', () => {
       });
       await harness.agent.start();
       await waitFor(() => harness.agent.workerPids().length === 1, 'the worker');
+      // Started (a worker that has not is killed at once: it has trained nothing there is to save).
+      const logs = join(harness.stateDir, 'logs');
+      await waitFor(
+        () =>
+          readdirSync(logs).some(
+            (f) => f.endsWith('.out') && readFileSync(join(logs, f), 'utf8').includes('started'),
+          ),
+        'the started line',
+      );
       const noticeAt = Date.now();
       imds.setSpotAction('{"action":"stop","time":"2099-01-01T00:00:00Z"}');
       const report = await waitFor(
