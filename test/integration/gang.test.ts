@@ -7,6 +7,7 @@
 // run on one host with 4 workers. Skipped without torch.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -34,6 +35,8 @@ const TOTAL_STEPS = 300;
 const FIRST_CHECKPOINT = 20;
 /** Marks every process of one simulated host (agent and workers inherit it), so the test can kill the host. */
 const HOST_MARK = 'GANG_TEST_HOST';
+/** This run's own mark: a concurrent run of the same test (same host ids) is never touched. */
+const RUN = randomBytes(6).toString('hex');
 const HEARTBEAT_TIMEOUT_SECONDS = 5;
 
 const dir = tempDir('tessera-gang-');
@@ -121,7 +124,7 @@ function startAgent(bundle: string, hostId: string): void {
         AWS_REGION: REGION,
         AWS_ACCESS_KEY_ID: credentials.accessKeyId,
         AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-        [HOST_MARK]: hostId,
+        [HOST_MARK]: `${RUN}/${hostId}`,
       },
       stdio: 'ignore',
       detached: true,
@@ -133,7 +136,7 @@ function startAgent(bundle: string, hostId: string): void {
 
 /** The host dies: its agent and every worker it started, at once. */
 function killHost(hostId: string): number[] {
-  const all = pidsWithEnv(HOST_MARK, hostId);
+  const all = pidsWithEnv(HOST_MARK, `${RUN}/${hostId}`);
   for (const pid of all) pids.add(pid);
   signalAll(all, 'SIGKILL');
   return all;
