@@ -10,7 +10,7 @@ import type {
 } from '../model/perf.ts';
 import type { Level } from '../model/topology.ts';
 import { AnalyticPerfModel } from './analytic.ts';
-import { packedEstimate } from './packing.ts';
+import { cannotRun, packedEstimate } from './packing.ts';
 import { commParametersFor, DEFAULT_PERF_PARAMETERS, type PerfParameters } from './parameters.ts';
 import { DEFAULT_PERF_CATALOG, type PerfCatalog } from './query.ts';
 
@@ -25,12 +25,16 @@ import { DEFAULT_PERF_CATALOG, type PerfCatalog } from './query.ts';
 export interface UserModelEntry {
   readonly profile: ModelProfile;
   readonly basis: ModelBasis;
+  /** An estimated model runs on no fewer GPUs than its job asked for: its memory need per GPU is a guess. */
+  readonly minGpus?: number;
 }
 
 /** Every user model the jobs name, by model id (the id digests the figures, so jobs sharing an id agree on them). */
-export const userModelEntries = (
-  specs: Iterable<JobSpec>,
-  refOf: (spec: JobSpec) => UserModelRef | undefined = (spec) => spec.userModel,
+export type UserModelSpec = Pick<JobSpec, 'model' | 'batchSize' | 'gpus' | 'gpuTypes' | 'userModel'>;
+
+export const userModelEntries = <S extends UserModelSpec>(
+  specs: Iterable<S>,
+  refOf: (spec: S) => UserModelRef | undefined = (spec) => spec.userModel,
 ): Map<string, UserModelEntry> => {
   const entries = new Map<string, UserModelEntry>();
   for (const spec of specs) {
@@ -38,7 +42,7 @@ export const userModelEntries = (
     if (!ref || entries.has(spec.model)) continue;
     entries.set(spec.model, {
       profile: userModelProfile(spec.model, ref, spec),
-      basis: ref.profile ? 'declared' : 'estimated',
+      ...(ref.profile ? { basis: 'declared' } : { basis: 'estimated', minGpus: spec.gpus }),
     });
   }
   return entries;
@@ -140,9 +144,11 @@ export class UserModelPerfModel implements PerfModel {
       const alone = this.throughput({ ...query, partner: undefined });
       return packedEstimate(alone, this.colocation(query.gpuType, query.gpus, query, partner));
     }
-    if (!this.entries.has(query.model)) return this.base.throughput(query);
+    const entry = this.entries.get(query.model);
+    if (!entry) return this.base.throughput(query);
+    if (entry.minGpus !== undefined && query.gpus < entry.minGpus) return cannotRun('estimated');
     const estimate = this.analytic.throughput(query);
-    return this.entries.get(query.model)?.basis === 'estimated' && this.status.get(query.model)?.basis !== 'calibrated'
+    return entry.basis === 'estimated' && this.status.get(query.model)?.basis !== 'calibrated'
       ? { ...estimate, source: 'estimated' }
       : estimate;
   }
@@ -187,7 +193,7 @@ const catalogOf = (base: PerfModel): PerfCatalog => {
 /** `base` when no job names a user model; otherwise the model that also answers for them. */
 export const withUserModels = (
   base: PerfModel,
-  specs: Iterable<JobSpec>,
+  specs: Iterable<UserModelSpec>,
   options: UserModelOptions = {},
 ): PerfModel => {
   const entries = userModelEntries(specs);
