@@ -8,8 +8,8 @@ export const TRACE_FORMATS = [
   'gavel',
   'shockwave',
   'helios',
-  'jobs',
   'alibaba-pai',
+  'jobs',
 ] as const;
 export type TraceFormat = (typeof TRACE_FORMATS)[number];
 
