@@ -6,13 +6,13 @@ import { type JobSpec, type JobState, type JobStatus, newJobState } from '../cor
 import type { PerfModel, ThroughputEstimate, ThroughputQuery } from '../core/model/perf.ts';
 import { type Allocation, allocationGpuCount, busyGpuCount, sameGpus } from '../core/model/plan.ts';
 import { initialSchedulerState, type SchedulerState } from '../core/model/state.ts';
-import { shapeOf } from '../core/place/free-gpus.ts';
 import { UserModelPerfModel } from '../core/perf/user-models.ts';
-import { SimulatedProfiles } from './user-models.ts';
+import { shapeOf } from '../core/place/free-gpus.ts';
 import { type RoundOutput, scheduleRound } from '../core/round.ts';
 import type { Policy, RoundConfig } from '../core/stages.ts';
 import { elasticExecutorThroughput, elasticRateBound } from './elastic.ts';
 import { trueIterations } from './length-noise.ts';
+import { SimulatedProfiles } from './user-models.ts';
 
 export interface SimConfig {
   /** Seconds between scheduled rounds; rounds also run on arrivals and completions. */

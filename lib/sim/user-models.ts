@@ -1,8 +1,8 @@
 import type { Host } from '../core/model/cluster.ts';
 import type { JobState } from '../core/model/job.ts';
 import type { PerfModel } from '../core/model/perf.ts';
-import { shapeOf } from '../core/place/free-gpus.ts';
 import { type ModelMeasurement, UserModelPerfModel, userModelEntries } from '../core/perf/user-models.ts';
+import { shapeOf } from '../core/place/free-gpus.ts';
 import type { TraceJob } from '../traces/types.ts';
 import { rowModel } from './workload.ts';
 
@@ -36,7 +36,10 @@ export const traceModels = (rows: readonly TraceJob[], base: PerfModel): TraceMo
 
 /** Throughput reports of user-model jobs, summed per model and placement, as the Profiles table keeps them. */
 export class SimulatedProfiles {
-  private readonly sums = new Map<string, { m: Omit<ModelMeasurement, 'iterationsPerSecond'>; sum: number }>();
+  private readonly sums = new Map<
+    string,
+    { m: Omit<ModelMeasurement, 'iterationsPerSecond'>; sum: number }
+  >();
   private current: PerfModel;
   private changed = false;
 
@@ -49,7 +52,8 @@ export class SimulatedProfiles {
     for (const job of jobs) {
       const a = job.allocation;
       const ips = job.measuredThroughput;
-      if (!a || a.packedWith || !(ips !== undefined && ips > 0) || !this.told.entries.has(job.spec.model)) continue;
+      if (!a || a.packedWith || !(ips !== undefined && ips > 0) || !this.told.entries.has(job.spec.model))
+        continue;
       const shape = shapeOf(a, hostOf);
       const key = `${job.spec.model}|${job.spec.batchSize}|${a.gpuType}|${shape.gpus}|${shape.level}|${shape.hosts}`;
       const entry = this.sums.get(key) ?? {

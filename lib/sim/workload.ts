@@ -55,7 +55,8 @@ export const rowModel = (
     if (row.profile) return `model "${row.model}" is in the catalog: a profile is only for models outside it`;
     return { model: profile.id, batchSize: row.batchSize ?? profile.defaultBatchSize };
   }
-  if (!USER_MODEL_NAME.test(row.model)) return `model "${row.model}": not in the catalog, and not a valid model name`;
+  if (!USER_MODEL_NAME.test(row.model))
+    return `model "${row.model}": not in the catalog, and not a valid model name`;
   if (row.batchSize === undefined) return `model "${row.model}" is not in the catalog: give its batchSize`;
   const userModel: UserModelRef = { name: row.model, ...(row.profile ? { profile: row.profile } : {}) };
   return {

@@ -1,6 +1,6 @@
 import { PAI_STATUSES } from './alibaba-pai.ts';
-import { isJobsFileName } from './jobs-file.ts';
 import { GAVEL_FIELDS, SHOCKWAVE_FIELDS } from './gavel.ts';
+import { isJobsFileName } from './jobs-file.ts';
 import { assertTraceText, firstLinePreview, nonBlankLines } from './text.ts';
 import { TRACE_FORMATS, type TraceFormat, TraceFormatError } from './types.ts';
 

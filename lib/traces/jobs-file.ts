@@ -2,7 +2,7 @@ import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { declaredProfileSchema } from '../core/catalog/user-models.ts';
 import { assertTraceText } from './text.ts';
-import { type Trace, type TraceIssue, type TraceJob, TraceFormatError } from './types.ts';
+import { type Trace, TraceFormatError, type TraceIssue, type TraceJob } from './types.ts';
 
 /**
  * A jobs file (YAML or JSON): a trace written by hand, one entry per job, so users can put their own models —
@@ -43,7 +43,11 @@ const entrySchema = z
   })
   .superRefine((e, ctx) => {
     if ((e.duration === undefined) === (e.iterations === undefined))
-      ctx.addIssue({ code: 'custom', path: ['duration'], message: 'give exactly one of duration and iterations' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['duration'],
+        message: 'give exactly one of duration and iterations',
+      });
   });
 
 export const isJobsFileName = (fileName: string): boolean => /\.(ya?ml|json)$/i.test(fileName);
@@ -53,7 +57,8 @@ export const parseJobsFile = (text: string, fileName: string): Trace => {
   assertTraceText(text, fileName, 'a jobs file (YAML or JSON)');
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines });
-  if (doc.errors.length > 0) throw new TraceFormatError(`${fileName}: not valid YAML/JSON: ${doc.errors[0]!.message}`);
+  if (doc.errors.length > 0)
+    throw new TraceFormatError(`${fileName}: not valid YAML/JSON: ${doc.errors[0]!.message}`);
   const root = doc.contents;
   const list = isMap(root) ? root.get('jobs', true) : root;
   if (!isSeq(list))
@@ -66,7 +71,12 @@ export const parseJobsFile = (text: string, fileName: string): Trace => {
     const parsed = entrySchema.safeParse(at.toJSON());
     if (!parsed.success) {
       for (const issue of parsed.error.issues)
-        issues.push({ file: fileName, line, field: issue.path.join('.') || `jobs[${index}]`, message: issue.message });
+        issues.push({
+          file: fileName,
+          line,
+          field: issue.path.join('.') || `jobs[${index}]`,
+          message: issue.message,
+        });
       return;
     }
     const e = parsed.data;

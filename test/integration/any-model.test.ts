@@ -4,11 +4,11 @@
 // performance model with hidden deviations), which the control plane never sees.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { JobItem } from '../../lib/aws/items/job-item.ts';
 import { roundPerf } from '../../lib/aws/round/model-estimates.ts';
-import { type JobItem } from '../../lib/aws/items/job-item.ts';
 import { jobDetails } from '../../lib/cli/job-format.ts';
 import type { JobView } from '../../lib/client/types.ts';
-import { type DeclaredProfile } from '../../lib/core/catalog/user-models.ts';
+import type { DeclaredProfile } from '../../lib/core/catalog/user-models.ts';
 import type { ThroughputQuery } from '../../lib/core/model/perf.ts';
 import { allocationGpuCount } from '../../lib/core/model/plan.ts';
 import { UserModelPerfModel, userModelEntries } from '../../lib/core/perf/user-models.ts';
@@ -58,7 +58,13 @@ describe('a model outside the catalog', () => {
     await sendTelemetry(cp, register('host-1', 4));
     const { status, body } = await submit(
       cp,
-      jobDocument({ model: 'acme/llm-350m', batchSize: 16, gpus: 2, iterations: 1_000_000, clientToken: 'own' }),
+      jobDocument({
+        model: 'acme/llm-350m',
+        batchSize: 16,
+        gpus: 2,
+        iterations: 1_000_000,
+        clientToken: 'own',
+      }),
     );
     assert.equal(status, 201, JSON.stringify(body));
     const jobId: string = body.job.jobId;
@@ -110,13 +116,18 @@ describe('a model outside the catalog', () => {
       // The ground truth's hidden efficiency on this type relative to the measured one: only a report there reveals it.
       hidden: Math.abs(
         Math.log(
-          truth.efficiencyMultiplier(where.model, q.gpuType) / truth.efficiencyMultiplier(where.model, where.gpuType),
+          truth.efficiencyMultiplier(where.model, q.gpuType) /
+            truth.efficiencyMultiplier(where.model, where.gpuType),
         ),
       ),
     }));
     t.diagnostic(`measured ${measured.toFixed(4)} it/s on ${where.gpus} × ${where.gpuType}`);
-    t.diagnostic(`predicted before the first report ${predictedBefore} it/s: error ${(100 * errorBefore).toFixed(1)} %`);
-    t.diagnostic(`predicted after it ${calibrated.modelEstimate!.predictedThroughput} it/s: error ${(100 * errorAfter).toFixed(2)} %`);
+    t.diagnostic(
+      `predicted before the first report ${predictedBefore} it/s: error ${(100 * errorBefore).toFixed(1)} %`,
+    );
+    t.diagnostic(
+      `predicted after it ${calibrated.modelEstimate!.predictedThroughput} it/s: error ${(100 * errorAfter).toFixed(2)} %`,
+    );
     for (const e of elsewhere)
       t.diagnostic(
         `after, on ${e.where}: error ${(100 * e.error).toFixed(1)} % (hidden efficiency of the type: ${(100 * (Math.exp(e.hidden) - 1)).toFixed(1)} %)`,
@@ -125,7 +136,8 @@ describe('a model outside the catalog', () => {
     assert.ok(Math.abs(errorBefore) > 0.3, `the estimate is only a guess: ${errorBefore}`);
     assert.ok(Math.abs(errorAfter) <= 0.001, `after the first report: ${errorAfter}`);
     // Elsewhere the model's own error (its communication) stays within 20 %, beyond what the type hides.
-    for (const e of elsewhere) assert.ok(Math.abs(Math.log(1 + e.error)) <= e.hidden + 0.2, `${e.where}: ${e.error}`);
+    for (const e of elsewhere)
+      assert.ok(Math.abs(Math.log(1 + e.error)) <= e.hidden + 0.2, `${e.where}: ${e.error}`);
 
     const view = await getJob(jobId);
     assert.equal(view.modelBasis, 'calibrated');

@@ -55,7 +55,8 @@ export const modelEstimateOf = (item: JobItem, round: RoundPerf): ModelEstimate 
   const status = round.userModels.statusOf(item.spec.model);
   if (status.basis === 'catalog') return undefined;
   const allocation = item.allocation;
-  const holding = allocation && item.placementLevel && (item.status === 'running' || item.status === 'checkpointing');
+  const holding =
+    allocation && item.placementLevel && (item.status === 'running' || item.status === 'checkpointing');
   const predicted = holding
     ? round.perf.throughput({
         model: item.spec.model,

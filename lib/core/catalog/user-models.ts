@@ -53,10 +53,12 @@ export const declaredProfileSchema = z
     maxTensorParallel: z.int('must be an integer').min(1, 'must be at least 1').max(1024).optional(),
   })
   .superRefine((p, ctx) => {
-    const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+    const issue = (field: string, message: string) =>
+      ctx.addIssue({ code: 'custom', path: [field], message });
     if (p.layers) {
       for (const f of [...AGGREGATE_FIELDS, ...AGGREGATE_ONLY])
-        if (p[f] !== undefined) issue(f, 'must not be given with layers: a chain’s totals come from its layers');
+        if (p[f] !== undefined)
+          issue(f, 'must not be given with layers: a chain’s totals come from its layers');
       if (!p.layers.some((l) => l.flops > 0)) issue('layers', 'at least one layer must have flops > 0');
       return;
     }
@@ -157,7 +159,13 @@ export const declaredModelProfile = (
   batchSize: number,
 ): ModelProfile => {
   const chain = declaredLayeredModel(id, name, profile, batchSize);
-  const common = { id, aliases: [], defaultBatchSize: batchSize, skew: 'low' as const, source: 'job spec profile' };
+  const common = {
+    id,
+    aliases: [],
+    defaultBatchSize: batchSize,
+    skew: 'low' as const,
+    source: 'job spec profile',
+  };
   if (chain) {
     const boundaries = chain.layers.slice(0, -1).map((l) => l.outputBytes);
     return {
@@ -208,7 +216,13 @@ export type ModelBasis = 'declared' | 'estimated';
 export const userModelId = (ref: UserModelRef, request: EstimateRequest): string => {
   const basis = ref.profile
     ? { profile: ref.profile }
-    : { estimate: { batchSize: request.batchSize, gpus: request.gpus, memoryGiB: estimateMemoryGiB(request.gpuTypes) } };
+    : {
+        estimate: {
+          batchSize: request.batchSize,
+          gpus: request.gpus,
+          memoryGiB: estimateMemoryGiB(request.gpuTypes),
+        },
+      };
   return `${ref.name}@${digest(canonicalJson(basis))}`;
 };
 

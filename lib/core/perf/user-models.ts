@@ -157,7 +157,8 @@ export class UserModelPerfModel implements PerfModel {
     const ea = this.entries.get(a.model);
     const eb = this.entries.get(b.model);
     if (!ea && !eb) return this.base.colocation(gpuType, gpus, a, b);
-    if (ea?.basis === 'estimated' || eb?.basis === 'estimated') return { normalized: [0, 0], source: 'estimated' };
+    if (ea?.basis === 'estimated' || eb?.basis === 'estimated')
+      return { normalized: [0, 0], source: 'estimated' };
     return this.analytic.colocation(gpuType, gpus, a, b);
   }
 }
@@ -176,7 +177,9 @@ const fitScales = (
     const sum = sums.get(m.model) ?? { log: 0, samples: 0 };
     sums.set(m.model, { log: sum.log + Math.log(s) * m.samples, samples: sum.samples + m.samples });
   }
-  return new Map([...sums].map(([id, s]) => [id, { scale: Math.exp(s.log / s.samples), samples: s.samples }]));
+  return new Map(
+    [...sums].map(([id, s]) => [id, { scale: Math.exp(s.log / s.samples), samples: s.samples }]),
+  );
 };
 
 /** A model that wraps an analytic one (composite, analytic) lends its calibrated parameters; else the defaults. */

@@ -72,7 +72,9 @@ describe('readJobFile', () => {
   });
 
   test('problems name the job and the field, and nothing is returned', () => {
-    const result = readJobFile(`- ${job.trim().split('\n').join('\n  ')}\n- model: no such model\n  gpus: 0\n`);
+    const result = readJobFile(
+      `- ${job.trim().split('\n').join('\n  ')}\n- model: no such model\n  gpus: 0\n`,
+    );
     assert.equal(result.ok, false);
     const issues = result.ok ? [] : result.issues;
     assert.ok(issues.every((i) => i.job === 'jobs[1]'));

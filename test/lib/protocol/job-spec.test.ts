@@ -166,8 +166,18 @@ describe('job spec schema', () => {
 });
 
 describe('models outside the catalog', () => {
-  const own = { ...valid, model: 'meta-llama/Llama-3-8B', gpuTypes: ['A100-80GB'], preferredGpuType: 'A100-80GB' };
-  const profile = { parameters: 8.0e9, flopsPerSample: 9.8e13, activationBytesPerSample: 2.2e9, parallelism: 'hybrid' };
+  const own = {
+    ...valid,
+    model: 'meta-llama/Llama-3-8B',
+    gpuTypes: ['A100-80GB'],
+    preferredGpuType: 'A100-80GB',
+  };
+  const profile = {
+    parameters: 8.0e9,
+    flopsPerSample: 9.8e13,
+    activationBytesPerSample: 2.2e9,
+    parallelism: 'hybrid',
+  };
   const identity = { id: 'job-1', tenant: 't', submitTime: 0 };
 
   test('any other name is accepted: without a profile the job starts from the estimate', () => {
@@ -183,8 +193,9 @@ describe('models outside the catalog', () => {
     assert.ok(result.ok, JSON.stringify(result));
     const spec = toJobSpec(result.document, identity);
     assert.deepEqual(spec.userModel?.profile, profile);
-    const bare = toJobSpec((validateJobSpec(own) as { document: never }).document, identity);
-    assert.notEqual(spec.model, bare.model);
+    const plain = validateJobSpec(own);
+    assert.ok(plain.ok);
+    assert.notEqual(spec.model, toJobSpec(plain.document, identity).model);
     const layered = validateJobSpec({
       ...own,
       profile: { layers: [{ flops: 1e12, paramBytes: 1e9, activationBytes: 1e8, outputBytes: 1e6 }] },
@@ -194,12 +205,21 @@ describe('models outside the catalog', () => {
 
   test('profile errors name the field path and the rule', () => {
     assert.match(issueFor({ ...own, profile: { parameters: 8e9 } }, 'profile.flopsPerSample'), /is required/);
-    assert.match(issueFor({ ...own, profile: { ...profile, parameters: 0 } }, 'profile.parameters'), /greater than 0/);
     assert.match(
-      issueFor({ ...own, profile: { layers: [{ flops: -1, paramBytes: 1, activationBytes: 1, outputBytes: 1 }] } }, 'profile.layers.0.flops'),
+      issueFor({ ...own, profile: { ...profile, parameters: 0 } }, 'profile.parameters'),
+      /greater than 0/,
+    );
+    assert.match(
+      issueFor(
+        { ...own, profile: { layers: [{ flops: -1, paramBytes: 1, activationBytes: 1, outputBytes: 1 }] } },
+        'profile.layers.0.flops',
+      ),
       /./,
     );
-    assert.match(issueFor({ ...valid, profile }, 'profile'), /must not be given for the catalog model "bert-large"/);
+    assert.match(
+      issueFor({ ...valid, profile }, 'profile'),
+      /must not be given for the catalog model "bert-large"/,
+    );
     assert.match(issueFor({ ...own, model: 'has space' }, 'model'), /not a catalog model/);
   });
 });

@@ -20,7 +20,13 @@ describe('models outside the catalog in the simulator', () => {
     assert.equal(workload.jobs.length, 5);
     const llm = workload.jobs.find((j) => j.id === 'tuned-llm')!;
     assert.deepEqual(llm.userModel, { name: 'acme/llm-350m' });
-    const q = { model: llm.model, batchSize: 16, gpuType: 'A100-40GB', gpus: 4, shape: { level: 'machine' as const, hosts: 1 } };
+    const q = {
+      model: llm.model,
+      batchSize: 16,
+      gpuType: 'A100-40GB',
+      gpus: 4,
+      shape: { level: 'machine' as const, hosts: 1 },
+    };
     const told = workload.perf.throughput(q).iterationsPerSecond;
     const real = workload.truth.throughput(q).iterationsPerSecond;
     assert.ok(told > 0 && real > 0);
@@ -74,7 +80,13 @@ describe('SimulatedProfiles', () => {
     assert.ok(perf instanceof UserModelPerfModel);
     const model = [...perf.entries.keys()][0]!;
     const c = cluster([{ gpuType: 'A100', hosts: 1, gpusPerHost: 8 }]);
-    const q = { model, batchSize: 32, gpuType: 'A100', gpus: 2, shape: { level: 'machine' as const, hosts: 1 } };
+    const q = {
+      model,
+      batchSize: 32,
+      gpuType: 'A100',
+      gpus: 2,
+      shape: { level: 'machine' as const, hosts: 1 },
+    };
     const real = truth.throughput(q).iterationsPerSecond;
     const profiles = new SimulatedProfiles(perf);
     assert.equal(profiles.perf(), perf);

@@ -65,9 +65,19 @@ describe('jobs files', () => {
     );
     const found = trace.issues.map((i) => `${i.line} ${i.field}: ${i.message}`);
     assert.ok(found.includes('3 gpus: must be at least 1'), found.join('\n'));
-    assert.ok(found.some((f) => f.startsWith('3 profile.flopsPerSample: is required')), found.join('\n'));
+    assert.ok(
+      found.some((f) => f.startsWith('3 profile.flopsPerSample: is required')),
+      found.join('\n'),
+    );
     assert.ok(found.includes('3 duration: give exactly one of duration and iterations'), found.join('\n'));
     assert.throws(() => parseJobsFile('jobs: 3\n', 'x.yaml'), TraceFormatError);
-    assert.throws(() => parseJobsFile('[{ id: a, model: m, submitTime: 0, gpus: 1, iterations: 1 }, { id: a, model: m, submitTime: 0, gpus: 1, iterations: 1 }]', 'x.yaml'), /appears twice/);
+    assert.throws(
+      () =>
+        parseJobsFile(
+          '[{ id: a, model: m, submitTime: 0, gpus: 1, iterations: 1 }, { id: a, model: m, submitTime: 0, gpus: 1, iterations: 1 }]',
+          'x.yaml',
+        ),
+      /appears twice/,
+    );
   });
 });

@@ -10,8 +10,8 @@ import {
   modelDisplayName,
   userModelId,
 } from '../../../../lib/core/catalog/user-models.ts';
-import { DEFAULT_PERF_PARAMETERS } from '../../../../lib/core/perf/parameters.ts';
 import { memoryPerGpuBytes } from '../../../../lib/core/perf/memory.ts';
+import { DEFAULT_PERF_PARAMETERS } from '../../../../lib/core/perf/parameters.ts';
 
 const issues = (value: unknown) => {
   const r = declaredProfileSchema.safeParse(value);
@@ -85,7 +85,10 @@ describe('model ids', () => {
     const a = userModelId({ name: 'acme/llm', profile: aggregate }, request);
     assert.match(a, /^acme\/llm@[0-9a-f]{12}$/);
     assert.equal(userModelId({ name: 'acme/llm', profile: { ...aggregate } }, { batchSize: 64, gpus: 1 }), a);
-    assert.notEqual(userModelId({ name: 'acme/llm', profile: { ...aggregate, parameters: 4e8 } }, request), a);
+    assert.notEqual(
+      userModelId({ name: 'acme/llm', profile: { ...aggregate, parameters: 4e8 } }, request),
+      a,
+    );
     const estimated = userModelId({ name: 'acme/llm' }, request);
     assert.notEqual(estimated, a);
     assert.notEqual(userModelId({ name: 'acme/llm' }, { batchSize: 32, gpus: 8 }), estimated);
@@ -113,7 +116,11 @@ describe('the conservative estimate', () => {
     assert.ok(perGpu(p, 32) > t4, 'does not fit at 2 GPUs');
     assert.ok(perGpu(p, 16) > getGpuType('K80').memoryGiB * 2 ** 30, 'does not fit a smaller GPU');
     assert.ok(perGpu(p, 8) < t4, 'fits at 8 GPUs');
-    const onA100 = estimatedModelProfile('m@2', 'm', { batchSize: 64, gpus: 4, gpuTypes: ['A100-80GB', 'A10G'] });
+    const onA100 = estimatedModelProfile('m@2', 'm', {
+      batchSize: 64,
+      gpus: 4,
+      gpuTypes: ['A100-80GB', 'A10G'],
+    });
     assert.equal(estimateMemoryGiB(['A100-80GB', 'A10G']), getGpuType('A10G').memoryGiB);
     assert.ok(onA100.parameters > p.parameters);
   });

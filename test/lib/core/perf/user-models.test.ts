@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type DeclaredProfile, type UserModelRef, userModelId } from '../../../../lib/core/catalog/user-models.ts';
+import {
+  type DeclaredProfile,
+  type UserModelRef,
+  userModelId,
+} from '../../../../lib/core/catalog/user-models.ts';
 import type { JobSpec } from '../../../../lib/core/model/job.ts';
 import { allocationGpuCount } from '../../../../lib/core/model/plan.ts';
 import { initialSchedulerState } from '../../../../lib/core/model/state.ts';
@@ -22,7 +26,11 @@ const base = new AnalyticPerfModel();
 /** A job spec for a model outside the catalog, as the job-spec conversion makes it. */
 const userSpec = (name: string, profile: DeclaredProfile | undefined, o: Partial<JobSpec> = {}): JobSpec => {
   const ref: UserModelRef = { name, ...(profile ? { profile } : {}) };
-  const shape = { batchSize: o.batchSize ?? 32, gpus: o.gpus ?? 2, ...(o.gpuTypes ? { gpuTypes: o.gpuTypes } : {}) };
+  const shape = {
+    batchSize: o.batchSize ?? 32,
+    gpus: o.gpus ?? 2,
+    ...(o.gpuTypes ? { gpuTypes: o.gpuTypes } : {}),
+  };
   return spec({ ...o, ...shape, model: userModelId(ref, shape), userModel: ref });
 };
 
@@ -39,7 +47,10 @@ describe('user models in the performance model', () => {
     const job = userSpec('acme/llm', truthProfile);
     const perf = withUserModels(base, [job, spec({ model: 'resnet50' })]);
     assert.ok(perf instanceof UserModelPerfModel);
-    assert.deepEqual(perf.throughput(query('resnet50', 64, 'A100', 2)), base.throughput(query('resnet50', 64, 'A100', 2)));
+    assert.deepEqual(
+      perf.throughput(query('resnet50', 64, 'A100', 2)),
+      base.throughput(query('resnet50', 64, 'A100', 2)),
+    );
     const own = perf.throughput(query(job.model, 32, 'A100', 2));
     assert.ok(own.iterationsPerSecond > 0);
     assert.equal(own.source, 'analytic');
@@ -51,8 +62,13 @@ describe('user models in the performance model', () => {
     const estimated = userSpec('acme/mystery', undefined);
     const declared = userSpec('acme/llm', truthProfile);
     const perf = withUserModels(base, [estimated, declared]) as UserModelPerfModel;
-    assert.deepEqual(perf.colocation('A100', 2, estimated, { model: 'resnet18', batchSize: 32 }).normalized, [0, 0]);
-    assert.ok(perf.colocation('A100-80GB', 2, declared, { model: 'resnet18', batchSize: 32 }).normalized[0] > 0);
+    assert.deepEqual(
+      perf.colocation('A100', 2, estimated, { model: 'resnet18', batchSize: 32 }).normalized,
+      [0, 0],
+    );
+    assert.ok(
+      perf.colocation('A100-80GB', 2, declared, { model: 'resnet18', batchSize: 32 }).normalized[0] > 0,
+    );
     assert.equal(perf.throughput(query(estimated.model, 32, 'A100', 2)).source, 'estimated');
     assert.deepEqual(perf.statusOf(estimated.model), { basis: 'estimated' });
     assert.deepEqual(perf.statusOf(declared.model), { basis: 'declared' });
@@ -62,7 +78,8 @@ describe('user models in the performance model', () => {
   test('memory-safe: an estimated job runs nowhere with fewer GPUs or less memory than it asked for', () => {
     const job = userSpec('acme/mystery', undefined, { batchSize: 64, gpus: 4 });
     const perf = withUserModels(base, [job]);
-    const ips = (type: string, gpus: number) => perf.throughput(query(job.model, 64, type, gpus)).iterationsPerSecond;
+    const ips = (type: string, gpus: number) =>
+      perf.throughput(query(job.model, 64, type, gpus)).iterationsPerSecond;
     assert.ok(ips('T4', 4) > 0 && ips('A100', 4) > 0 && ips('A100', 8) > 0);
     assert.equal(ips('T4', 2), 0);
     assert.equal(ips('A100', 2), 0, 'not even on a larger GPU: nobody knows what it really needs');
@@ -71,7 +88,12 @@ describe('user models in the performance model', () => {
 });
 
 describe('calibration from measured throughput', () => {
-  const measure = (truth: AnalyticPerfModel, model: string, gpuType: string, gpus: number): ModelMeasurement => ({
+  const measure = (
+    truth: AnalyticPerfModel,
+    model: string,
+    gpuType: string,
+    gpus: number,
+  ): ModelMeasurement => ({
     model,
     batchSize: 32,
     gpuType,
@@ -92,8 +114,15 @@ describe('calibration from measured throughput', () => {
     });
     const raw = new AnalyticPerfModel({ catalog, parameters: base.parameters });
     assert.ok(Math.abs(fitComputeScale(raw, measure(truth, job.model, 'A100', 2))! - 0.4) < 1e-9);
-    const perf = new UserModelPerfModel(base, entries, { measurements: [measure(truth, job.model, 'A100', 2)] });
-    for (const [type, gpus] of [['A100', 2], ['A100', 8], ['V100', 4], ['H100', 1]] as const) {
+    const perf = new UserModelPerfModel(base, entries, {
+      measurements: [measure(truth, job.model, 'A100', 2)],
+    });
+    for (const [type, gpus] of [
+      ['A100', 2],
+      ['A100', 8],
+      ['V100', 4],
+      ['H100', 1],
+    ] as const) {
       const q = query(job.model, 32, type, gpus);
       const relative = perf.throughput(q).iterationsPerSecond / truth.throughput(q).iterationsPerSecond;
       assert.ok(Math.abs(relative - 1) < 1e-9, `${gpus} × ${type}: ${relative}`);
@@ -112,11 +141,21 @@ describe('calibration from measured throughput', () => {
       const q = query(job.model, 32, type, gpus);
       return perf.throughput(q).iterationsPerSecond / truth.throughput(q).iterationsPerSecond - 1;
     };
-    const placements = [['A100', 2], ['A100', 4], ['V100', 2], ['H100', 2], ['T4', 8]] as const;
-    for (const [type, gpus] of placements) assert.ok(error(before, type, gpus) < -0.2, `before, ${gpus} × ${type}`);
+    const placements = [
+      ['A100', 2],
+      ['A100', 4],
+      ['V100', 2],
+      ['H100', 2],
+      ['T4', 8],
+    ] as const;
+    for (const [type, gpus] of placements)
+      assert.ok(error(before, type, gpus) < -0.2, `before, ${gpus} × ${type}`);
     assert.ok(Math.abs(error(after, 'A100', 2)) < 1e-9, 'exact where it was measured');
     for (const [type, gpus] of placements)
-      assert.ok(Math.abs(error(after, type, gpus)) < 0.15, `after, ${gpus} × ${type}: ${error(after, type, gpus)}`);
+      assert.ok(
+        Math.abs(error(after, type, gpus)) < 0.15,
+        `after, ${gpus} × ${type}: ${error(after, type, gpus)}`,
+      );
   });
 });
 
