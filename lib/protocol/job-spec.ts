@@ -45,7 +45,7 @@ const modelId = z
     if (USER_MODEL_NAME.test(name)) return name;
     ctx.addIssue({
       code: 'custom',
-      message: `"${name}" is not a catalog model (see tessera models / docs/job-spec.md), and a model outside the catalog must be named by 1-128 characters of [A-Za-z0-9._/:+-] starting with a letter or digit`,
+      message: `"${name}" is not a catalog model, and a model outside the catalog must be named by 1-128 characters of [A-Za-z0-9._/:+-] starting with a letter or digit (docs/job-spec.md)`,
     });
     return z.NEVER;
   });
