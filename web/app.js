@@ -244,6 +244,19 @@ function timelineOf(job) {
   return events;
 }
 
+/** The model and where the scheduler's figures for it come from (docs/job-spec.md "Models outside the catalog"). */
+function modelText(job) {
+  const basis = {
+    declared: 'declared profile',
+    estimated: 'estimated: no profile, conservative until measured',
+    calibrated: `calibrated from ${job.calibrationSamples ?? 'measured'} report(s)`,
+  }[job.modelBasis];
+  const predicted = job.predictedIterationsPerSecond
+    ? `, predicted ${job.predictedIterationsPerSecond.toFixed(2)}/s`
+    : '';
+  return `model ${job.modelName ?? job.model}${basis ? ` (${basis}${predicted})` : ''}`;
+}
+
 function renderDetail() {
   const aside = $('#job-detail');
   const job = state.overview?.jobs.find((j) => j.jobId === state.selected);
@@ -266,6 +279,7 @@ function renderDetail() {
       {},
       `progress ${job.progress} / ${job.iterations} iterations${job.iterationsPerSecond ? ` at ${job.iterationsPerSecond.toFixed(2)}/s` : ''}`,
     ),
+    el('div', {}, modelText(job)),
     el(
       'ol',
       { class: 'timeline' },

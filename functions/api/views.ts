@@ -12,6 +12,7 @@ export const jobView = (job: JobItem) => ({
   status: job.status,
   ...(job.cancelRequested ? { cancelRequested: true } : {}),
   model: job.spec.model,
+  ...modelView(job),
   batchSize: job.spec.batchSize,
   gpus: job.spec.gpus,
   ...(job.spec.gpuTypes ? { gpuTypes: job.spec.gpuTypes } : {}),
@@ -45,6 +46,33 @@ export const jobView = (job: JobItem) => ({
   timeline: (job.timeline ?? []).map((e) => ({ ...e, at: iso(e.at * 1000)! })),
   ...waitView(job),
 });
+
+export type ModelBasisView = 'catalog' | 'declared' | 'estimated' | 'calibrated';
+
+/**
+ * Where the job's model figures come from: the catalog, the job's declared profile, the conservative estimate, or
+ * either of those calibrated from measured throughput — and what the latest round predicted (round/model-estimates.ts).
+ */
+const modelView = (
+  job: JobItem,
+): {
+  modelBasis: ModelBasisView;
+  modelName?: string;
+  calibrationSamples?: number;
+  predictedIterationsPerSecond?: number;
+} => {
+  const user = job.spec.userModel;
+  if (!user) return { modelBasis: 'catalog' };
+  const estimate = job.modelEstimate;
+  return {
+    modelName: user.name,
+    modelBasis: estimate?.basis ?? (user.profile ? 'declared' : 'estimated'),
+    ...(estimate?.samples !== undefined ? { calibrationSamples: estimate.samples } : {}),
+    ...(estimate?.predictedThroughput !== undefined
+      ? { predictedIterationsPerSecond: estimate.predictedThroughput }
+      : {}),
+  };
+};
 
 /** Why a waiting job waits, its place in the queue and its estimated start, as the latest round saw them. */
 const waitView = (job: JobItem) => {

@@ -132,10 +132,16 @@ const submit = async (file: string, options: ConnectionOptions & { set: string[]
     if (options.json) json({ ...result, label });
     else
       out(
-        `${result.job.jobId}  ${result.created ? 'submitted' : 'already submitted (same client token)'}  ${result.job.name ?? label}`,
+        `${result.job.jobId}  ${result.created ? 'submitted' : 'already submitted (same client token)'}  ${result.job.name ?? label}${ownModelNote(result.job)}`,
       );
   }
 };
+
+/** A model outside the catalog is accepted without a profile: say so, so a misspelt catalog name is noticed. */
+const ownModelNote = (job: { modelBasis: string; modelName?: string }): string =>
+  job.modelBasis === 'estimated'
+    ? `  (model "${job.modelName}" is not in the catalog and has no profile: conservative estimate until measured)`
+    : '';
 
 const listJobs = async (
   options: ConnectionOptions & { all?: boolean; status?: JobStatus; watch?: number | true },

@@ -49,17 +49,37 @@ export const jobsTable = (jobs: readonly JobView[], nowMs: number): string =>
     { leftAligned: 7 },
   );
 
+/** Where the scheduler's figures for the job's model come from, in words. */
+export const modelBasisText = (job: JobView): string => {
+  switch (job.modelBasis) {
+    case 'catalog':
+      return 'catalog';
+    case 'declared':
+      return 'declared profile, not yet measured';
+    case 'estimated':
+      return 'estimated: no profile, conservative until measured';
+    case 'calibrated':
+      return `calibrated from ${job.calibrationSamples ?? 'measured'} throughput report(s)`;
+    default:
+      return 'catalog';
+  }
+};
+
 /** One job: spec, placement, wait, and its timeline. */
 export const jobDetails = (job: JobView, nowMs: number): string => {
   const lines = [
     `${job.jobId}${job.name ? ` (${job.name})` : ''}`,
     `  status:      ${job.status}${job.cancelRequested ? ' (cancel requested)' : ''}${job.failureReason ? ` — ${job.failureReason}` : ''}`,
-    `  model:       ${job.model}, batch ${job.batchSize}, ${job.iterations} iterations, priority ${job.priority}`,
+    `  model:       ${job.modelName ?? job.model} (${modelBasisText(job)}), batch ${job.batchSize}, ${job.iterations} iterations, priority ${job.priority}`,
     `  asks for:    ${job.gpus} GPU(s)${job.gpuTypes ? ` of ${job.gpuTypes.join(', ')}` : ''}${job.elastic ? ` (elastic, maxP ${job.elastic.maxP})` : ''}`,
     `  command:     ${job.command.join(' ')}`,
     `  progress:    ${Math.min(job.progress, job.iterations)}/${job.iterations} (${percent(job)})${job.iterationsPerSecond !== undefined ? `, ${job.iterationsPerSecond.toFixed(2)} it/s` : ''}`,
     `  checkpoint:  ${job.checkpointStep >= 0 ? `step ${job.checkpointStep}` : 'none yet'}; ${job.restarts} restart(s), ${job.migrations} migration(s)`,
   ];
+  if (job.predictedIterationsPerSecond !== undefined)
+    lines.push(
+      `  throughput:  predicted ${job.predictedIterationsPerSecond.toFixed(2)} it/s on this placement${job.iterationsPerSecond !== undefined ? `, measured ${job.iterationsPerSecond.toFixed(2)} it/s` : ''}`,
+    );
   if (job.allocation)
     lines.push(
       `  placement:   ${job.allocation.gpus} × ${job.allocation.gpuType} on ${job.allocation.hosts.map((h) => `${h.hostId} [GPU ${h.gpus.join(',')}]`).join(', ')}${job.allocation.packedWith ? ` (packed with ${job.allocation.packedWith})` : ''}`,

@@ -37,7 +37,7 @@ export const registerSimCommand = (program: Command): void => {
     .option('--demo', 'a ready-made demo: half a busy Philly day on a 64-GPU testbed under six policies')
     .option(
       '--trace <file|builtin>',
-      'trace file, or builtin: philly, gavel:<jobs>:<rate>, shockwave:<jobs>:<rate>',
+      'trace file (a jobs file .yaml/.json may name models outside the catalog), or builtin: philly, gavel:<jobs>:<rate>, shockwave:<jobs>:<rate>',
     )
     .option('--cluster <preset|file>', 'cluster preset name or cluster JSON file')
     .option('--policy <names>', 'comma-separated policies', commaList)

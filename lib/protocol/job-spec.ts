@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { findGpuType, findModelProfile, knownGpuTypeIds, knownModelIds } from '../core/catalog/index.ts';
+import { findGpuType, findModelProfile, knownGpuTypeIds } from '../core/catalog/index.ts';
+import { declaredProfileSchema, USER_MODEL_NAME, userModelId } from '../core/catalog/user-models.ts';
 import type { JobSpec } from '../core/model/job.ts';
 import { MANAGED_ENV_NAMES } from './worker-protocol.ts';
 
@@ -34,15 +35,17 @@ const gpuTypeId = z.string().transform((name, ctx) => {
   return z.NEVER;
 });
 
+/** A catalog name becomes its catalog id; any other name is a model outside the catalog (catalog/user-models.ts). */
 const modelId = z
   .string()
   .min(1, 'must not be empty')
   .transform((name, ctx) => {
     const profile = findModelProfile(name);
     if (profile) return profile.id;
+    if (USER_MODEL_NAME.test(name)) return name;
     ctx.addIssue({
       code: 'custom',
-      message: `unknown model "${name}"; known models: ${knownModelIds().join(', ')}`,
+      message: `"${name}" is not a catalog model, and a model outside the catalog must be named by 1-128 characters of [A-Za-z0-9._/:+-] starting with a letter or digit (docs/job-spec.md)`,
     });
     return z.NEVER;
   });
@@ -100,6 +103,7 @@ export const jobSpecDocumentSchema = z
   .strictObject({
     name: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters').optional(),
     model: modelId,
+    profile: declaredProfileSchema,
     batchSize: positiveInt(1_048_576),
     gpus: positiveInt(MAX_GPUS_PER_JOB),
     gpuTypes: z
@@ -128,6 +132,7 @@ export const jobSpecDocumentSchema = z
     clientToken: z.string().regex(CLIENT_TOKEN_PATTERN, 'must be 1-128 characters of [A-Za-z0-9._:-]'),
   })
   .partial({
+    profile: true,
     priority: true,
     deadline: true,
     packable: true,
@@ -146,6 +151,13 @@ export const jobSpecDocumentSchema = z
         code: 'custom',
         path: ['command'],
         message: `command and env together must be at most ${MAX_LAUNCH_BYTES} bytes, got ${launchBytes}: every job's launch settings must fit in its host's desired state (one DynamoDB item); put large inputs in a file the command reads`,
+      });
+    }
+    if (doc.profile && isCatalogModel(doc.model)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['profile'],
+        message: `must not be given for the catalog model "${doc.model}": the catalog profiles it; name your own model differently to declare its profile`,
       });
     }
     if (doc.gpuTypes && new Set(doc.gpuTypes).size !== doc.gpuTypes.length) {
@@ -168,6 +180,9 @@ export const jobSpecDocumentSchema = z
   });
 
 export type JobSpecDocument = z.infer<typeof jobSpecDocumentSchema>;
+
+/** Whether a validated document's model is in the catalog (else it is the user's own, with or without a profile). */
+export const isCatalogModel = (model: string): boolean => findModelProfile(model)?.id === model;
 
 /** One problem with a submitted document: the field (dotted path, `(document)` for the whole) and the rule. */
 export interface JobSpecIssue {
@@ -274,7 +289,7 @@ export interface JobIdentity {
 export const toJobSpec = (doc: JobSpecDocument, identity: JobIdentity): JobSpec => ({
   id: identity.id,
   tenant: identity.tenant,
-  model: doc.model,
+  ...modelOf(doc),
   batchSize: doc.batchSize,
   gpus: doc.gpus,
   iterations: doc.iterations,
@@ -288,6 +303,13 @@ export const toJobSpec = (doc: JobSpecDocument, identity: JobIdentity): JobSpec 
   ...(doc.elastic ? { elastic: doc.elastic } : {}),
   ...(doc.labels ? { labels: doc.labels } : {}),
 });
+
+/** The catalog id, or a user model's id and reference (its name and declared profile, if any). */
+const modelOf = (doc: JobSpecDocument): Pick<JobSpec, 'model' | 'userModel'> => {
+  if (isCatalogModel(doc.model)) return { model: doc.model };
+  const userModel = { name: doc.model, ...(doc.profile ? { profile: doc.profile } : {}) };
+  return { model: userModelId(userModel, doc), userModel };
+};
 
 export const toJobLaunch = (doc: JobSpecDocument): JobLaunch => ({
   command: doc.command,

@@ -13,6 +13,7 @@ import { DEFAULT_MODEL_MIX } from './model-mix.ts';
 import { offeredLoad } from './offered-load.ts';
 import { type SimConfig, type SimResult, simulate } from './simulator.ts';
 import { type SimSummary, summarize } from './summary.ts';
+import { traceModels } from './user-models.ts';
 import { toJobSpecs, type WorkloadIssue } from './workload.ts';
 
 export interface WorkloadRequest {
@@ -49,8 +50,7 @@ export const DEFAULT_REFERENCE_GPU = 'V100-16GB';
 export const loadWorkload = (request: WorkloadRequest): Workload => {
   const seed = request.seed ?? 0;
   const cluster = loadCluster(request.cluster);
-  const perf = loadDefaultPerfModel();
-  const truth = groundTruthModel(perf, { seed });
+  const base = loadDefaultPerfModel();
   const loaded = loadTrace(request.trace, { ...(request.format ? { format: request.format } : {}), seed });
   const window = sliceTrace(loaded, {
     ...(request.skipDays !== undefined ? { skipDays: request.skipDays } : {}),
@@ -58,6 +58,9 @@ export const loadWorkload = (request: WorkloadRequest): Workload => {
     ...(request.maxJobs !== undefined ? { maxJobs: request.maxJobs } : {}),
   });
   const withModels = assignModels(window, { models: DEFAULT_MODEL_MIX, seed });
+  const models = traceModels(withModels.jobs, base);
+  const perf = models.perf;
+  const truth = groundTruthModel(models.truth, { seed });
   const referenceGpuType = request.referenceGpuType ?? DEFAULT_REFERENCE_GPU;
   const { jobs, issues } = toJobSpecs(withModels, {
     perf,

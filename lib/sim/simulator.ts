@@ -6,11 +6,13 @@ import { type JobSpec, type JobState, type JobStatus, newJobState } from '../cor
 import type { PerfModel, ThroughputEstimate, ThroughputQuery } from '../core/model/perf.ts';
 import { type Allocation, allocationGpuCount, busyGpuCount, sameGpus } from '../core/model/plan.ts';
 import { initialSchedulerState, type SchedulerState } from '../core/model/state.ts';
+import { UserModelPerfModel } from '../core/perf/user-models.ts';
 import { shapeOf } from '../core/place/free-gpus.ts';
 import { type RoundOutput, scheduleRound } from '../core/round.ts';
 import type { Policy, RoundConfig } from '../core/stages.ts';
 import { elasticExecutorThroughput, elasticRateBound } from './elastic.ts';
 import { trueIterations } from './length-noise.ts';
+import { SimulatedProfiles } from './user-models.ts';
 
 export interface SimConfig {
   /** Seconds between scheduled rounds; rounds also run on arrivals and completions. */
@@ -161,6 +163,8 @@ const EPSILON = 1e-9;
 export const simulate = (input: SimInput): SimResult => {
   const config: SimConfig = { ...DEFAULT_SIM_CONFIG, ...input.config };
   const truth: ExecutorModel = input.truth ?? input.perf;
+  // Models outside the catalog are calibrated from the executor's reports, as the AWS round does from Profiles.
+  const profiles = input.perf instanceof UserModelPerfModel ? new SimulatedProfiles(input.perf) : undefined;
   const hosts = new Map<string, Host>(input.cluster.hosts.map((h) => [h.id, h]));
   const hostOf = (id: string) => hosts.get(id);
   const totalGpus = input.cluster.hosts.reduce((n, h) => n + h.gpuCount, 0);
@@ -344,13 +348,14 @@ export const simulate = (input: SimInput): SimResult => {
   const runRound = (): void => {
     const jobs: JobState[] = [];
     for (const job of active.values()) jobs.push(view(job));
+    profiles?.record(jobs, hostOf);
     const out = scheduleRound({
       now,
       cluster: input.cluster,
       jobs,
       state,
       policy: input.policy,
-      perf: input.perf,
+      perf: profiles?.perf() ?? input.perf,
       config: roundConfig,
     });
     state = out.state;

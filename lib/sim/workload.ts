@@ -1,4 +1,5 @@
 import { findModelProfile } from '../core/catalog/models.ts';
+import { USER_MODEL_NAME, type UserModelRef, userModelId } from '../core/catalog/user-models.ts';
 import type { JobSpec } from '../core/model/job.ts';
 import type { PerfModel, ThroughputQuery } from '../core/model/perf.ts';
 import type { Trace, TraceJob } from '../traces/types.ts';
@@ -44,13 +45,33 @@ export const toJobSpecs = (
   return { jobs, issues };
 };
 
-const toJobSpec = (row: TraceJob, options: WorkloadOptions, load: number): JobSpec | string => {
+/** A row's model: the catalog id, or a model outside the catalog as a job spec would carry it (or why not). */
+export const rowModel = (
+  row: TraceJob,
+): { model: string; batchSize: number; userModel?: UserModelRef } | string => {
   if (!row.model) return 'no model: assign models to the trace first';
   const profile = findModelProfile(row.model);
-  if (!profile) return `unknown model "${row.model}"`;
-  const batchSize = row.batchSize ?? profile.defaultBatchSize;
+  if (profile) {
+    if (row.profile) return `model "${row.model}" is in the catalog: a profile is only for models outside it`;
+    return { model: profile.id, batchSize: row.batchSize ?? profile.defaultBatchSize };
+  }
+  if (!USER_MODEL_NAME.test(row.model))
+    return `model "${row.model}": not in the catalog, and not a valid model name`;
+  if (row.batchSize === undefined) return `model "${row.model}" is not in the catalog: give its batchSize`;
+  const userModel: UserModelRef = { name: row.model, ...(row.profile ? { profile: row.profile } : {}) };
+  return {
+    model: userModelId(userModel, { batchSize: row.batchSize, gpus: row.gpus }),
+    batchSize: row.batchSize,
+    userModel,
+  };
+};
+
+const toJobSpec = (row: TraceJob, options: WorkloadOptions, load: number): JobSpec | string => {
+  const resolved = rowModel(row);
+  if (typeof resolved === 'string') return resolved;
+  const { batchSize } = resolved;
   const reference: ThroughputQuery = {
-    model: row.model,
+    model: resolved.model,
     batchSize,
     gpuType: options.referenceGpuType,
     gpus: row.gpus,
@@ -67,7 +88,8 @@ const toJobSpec = (row: TraceJob, options: WorkloadOptions, load: number): JobSp
   return {
     id: row.id,
     tenant: row.tenant ?? 'default',
-    model: profile.id,
+    model: resolved.model,
+    ...(resolved.userModel ? { userModel: resolved.userModel } : {}),
     batchSize,
     gpus: row.gpus,
     iterations,

@@ -1,5 +1,6 @@
 import { PAI_STATUSES } from './alibaba-pai.ts';
 import { GAVEL_FIELDS, SHOCKWAVE_FIELDS } from './gavel.ts';
+import { isJobsFileName } from './jobs-file.ts';
 import { assertTraceText, firstLinePreview, nonBlankLines } from './text.ts';
 import { TRACE_FORMATS, type TraceFormat, TraceFormatError } from './types.ts';
 
@@ -15,6 +16,7 @@ export const detectFormat = (text: string, fileName: string): TraceFormat => {
   assertTraceText(text, fileName, 'a trace file');
   const base = (fileName.split(/[\\/]/).pop() ?? fileName).toLowerCase();
   if (base.includes('pai_job_table') || base.includes('pai_task_table')) return 'alibaba-pai';
+  if (isJobsFileName(base)) return 'jobs';
   const first = nonBlankLines(text.slice(0, 64 * 1024))[0]?.text ?? '';
   if (first.includes('\t')) {
     const count = first.split('\t').length;

@@ -2,6 +2,7 @@ import { parseAlibabaPai } from './alibaba-pai.ts';
 import { detectFormat } from './detect.ts';
 import { parseGavel, parseShockwave } from './gavel.ts';
 import { parseHelios } from './helios.ts';
+import { parseJobsFile } from './jobs-file.ts';
 import { parsePhilly } from './philly.ts';
 import { parsePollux } from './pollux.ts';
 import type { PolluxApplicationCurves } from './pollux-work.ts';
@@ -34,6 +35,8 @@ export const parseTrace = (text: string, fileName: string, options: ParseTraceOp
       return parseShockwave(text, fileName);
     case 'helios':
       return parseHelios(text, fileName);
+    case 'jobs':
+      return parseJobsFile(text, fileName);
     case 'alibaba-pai':
       if (options.taskTable === undefined)
         throw new TraceFormatError(

@@ -1,3 +1,5 @@
+import type { DeclaredProfile } from '../core/catalog/user-models.ts';
+
 /** Trace formats the importers understand (`--format` values). */
 export const TRACE_FORMATS = [
   'philly',
@@ -7,6 +9,7 @@ export const TRACE_FORMATS = [
   'shockwave',
   'helios',
   'alibaba-pai',
+  'jobs',
 ] as const;
 export type TraceFormat = (typeof TRACE_FORMATS)[number];
 
@@ -28,8 +31,12 @@ export interface TraceJob {
    * job's workers, so these are not Tessera iterations; `lib/sim` turns them back into the run time.
    */
   referenceSteps?: number;
-  /** Catalog-style model id (`resnet50`, `bert-large`) where the trace names one. */
+  /** Catalog-style model id (`resnet50`, `bert-large`) where the trace names one, or a model outside the catalog. */
   model?: string;
+  /** A model outside the catalog: the profile the scheduler is told (none = the conservative estimate). */
+  profile?: DeclaredProfile;
+  /** How such a model really runs in the simulator's executor; default: `profile`, else the estimate. */
+  actualProfile?: DeclaredProfile;
   batchSize?: number;
   gpuType?: string;
   tenant?: string;

@@ -64,6 +64,33 @@ describe('tessera sim (end to end through the real trace, perf model and simulat
     assert.match(run.stderr, /simulating \d+ jobs of philly on crius-testbed-64 \(64 GPUs\)/);
   });
 
+  test('a jobs file with models outside the catalog compares policies on them', () => {
+    const example = join(import.meta.dirname, '../../docs/examples/own-models.yaml');
+    const run = tessera(
+      'sim',
+      '--trace',
+      example,
+      '--cluster',
+      'tesserae-32',
+      '--policy',
+      'tessera,fifo',
+      '--json',
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => [l.policy, l.jobs, l.completed]),
+      [
+        ['tessera', 5, 5],
+        ['fifo', 5, 5],
+      ],
+    );
+    assert.doesNotMatch(run.stderr, /left out/);
+  });
+
   test('writes the HTML and CSV report with --report', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tessera-report-'));
     try {

@@ -106,6 +106,7 @@ describe('dashboard in Chromium', {
     await rowOf(page, jobId).click();
     const detail = await text(page.locator('#job-detail'));
     assert.match(detail, /started: 4 × A10G\S* on host-dash/);
+    assert.match(detail, /model resnet50(?! \()/, 'a catalog model, nothing to qualify');
     await page.screenshot({ path: join(OUTPUT, 'dashboard-running.png'), fullPage: true });
 
     await rowOf(page, jobId).locator('button[data-cancel]').click();

@@ -163,6 +163,38 @@ test('submit from a YAML file: the fleet launches an instance, its agent runs th
   );
 });
 
+test('a model outside the catalog: submitted without a profile, estimated, then calibrated from its telemetry', async () => {
+  const file = join(dir, 'own.yaml');
+  writeFileSync(
+    file,
+    [
+      'name: own',
+      'model: acme/own-net',
+      'batchSize: 32',
+      'gpus: 1',
+      'gpuTypes: [T4]',
+      'iterations: 400',
+      `command: [node, ${JSON.stringify(SIM_TRAINER)}, --step-ms, "50"]`,
+      '',
+    ].join('\n'),
+  );
+  const submitted = await cli('submit', file);
+  assert.match(submitted, /model "acme\/own-net" is not in the catalog and has no profile/);
+  const id = submitted.split(/\s+/)[0]!;
+  assert.equal((await client.getJob(id)).modelBasis, 'estimated');
+  const calibrated = await jobWhen(
+    id,
+    'the model to be calibrated',
+    60,
+    (j) => j.modelBasis === 'calibrated',
+  );
+  assert.ok(calibrated.predictedIterationsPerSecond! > 0);
+  const text = await cli('job', id);
+  assert.match(text, /model: +acme\/own-net \(calibrated from \d+ throughput report\(s\)\)/);
+  assert.match(text, /throughput: +predicted [\d.]+ it\/s on this placement/);
+  await cli('cancel', id);
+});
+
 test('cancel a running job: the round stops its workers', async () => {
   const id: string = JSON.parse(await cli('submit', jobFile('long', 100_000), '--json')).job.jobId;
   await jobWhen(id, 'the job to make progress', 60, (j) => j.status === 'running' && j.progress > 0);

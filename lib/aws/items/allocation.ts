@@ -1,5 +1,6 @@
 /** zod shapes of core values stored inside DynamoDB items (allocations, job specs), checked when read back. */
 import { z } from 'zod';
+import { declaredProfileSchema } from '../../core/catalog/user-models.ts';
 import type { JobSpec } from '../../core/model/job.ts';
 import type { Allocation } from '../../core/model/plan.ts';
 
@@ -32,6 +33,7 @@ export const storedJobSpecSchema = z
     name: z.string().optional(),
     tenant: z.string().min(1),
     model: z.string().min(1),
+    userModel: z.object({ name: z.string().min(1), profile: declaredProfileSchema.optional() }).optional(),
     batchSize: z.number().positive(),
     gpus: z.int().positive(),
     gpuTypes: z.array(z.string()).optional(),

@@ -9,6 +9,19 @@ import { allocationGpuCount } from '../../core/model/plan.ts';
 import { allocationSchema, storedJobSpecSchema } from './allocation.ts';
 import { timelineEventSchema } from './job-timeline.ts';
 
+/** Where a model outside the catalog gets its figures, as of the latest round that changed them (round/model-estimates.ts). */
+export const modelEstimateSchema = z.object({
+  basis: z.enum(['declared', 'estimated', 'calibrated']),
+  /** Throughput reports the calibration rests on. */
+  samples: z.int().positive().optional(),
+  /** Fitted compute-time multiplier on the declared or estimated figures (< 1 = faster than assumed). */
+  computeScale: z.number().positive().optional(),
+  /** Iterations per second the round predicts on the job's current placement. */
+  predictedThroughput: z.number().positive().optional(),
+});
+
+export type ModelEstimate = z.infer<typeof modelEstimateSchema>;
+
 export const jobItemSchema = z.object({
   jobId: z.string().min(1),
   tenant: z.string().min(1),
@@ -55,6 +68,7 @@ export const jobItemSchema = z.object({
   waitReason: z.string().optional(),
   queuePosition: z.int().positive().optional(),
   estimatedStart: z.number().optional(),
+  modelEstimate: modelEstimateSchema.optional(),
 });
 
 export type JobItem = z.infer<typeof jobItemSchema>;

@@ -43,7 +43,7 @@ import {
   terminate,
   withMasterPorts,
 } from './job-transitions.ts';
-import { withMeasuredProfiles } from './measured-profiles.ts';
+import { modelEstimateWrites, type RoundPerf, roundPerf } from './model-estimates.ts';
 import { lostHostChanges, preRound } from './pre-round.ts';
 import { waitWrites } from './wait-writes.ts';
 
@@ -162,13 +162,19 @@ const leasedRound = async (
     name: settings.clusterName,
     hosts: pre.hosts.map(toHost).filter((h) => h !== undefined),
   };
+  const jobStates = pre.jobs.map((item) => toJobState(item, nowSeconds));
+  const perf = roundPerf(
+    settings.perf,
+    jobStates.map((j) => j.spec),
+    profilesRead.items,
+  );
   const output = scheduleRound({
     now: nowSeconds,
     cluster,
-    jobs: pre.jobs.map((item) => toJobState(item, nowSeconds)),
+    jobs: jobStates,
     state: loaded.state,
     policy: settings.policy,
-    perf: withMeasuredProfiles(settings.perf, profilesRead.items),
+    perf: perf.perf,
     config: { roundSeconds: settings.roundSeconds },
   });
   const afterPre = new Map(pre.jobs.map((j) => [j.jobId, j]));
@@ -188,6 +194,7 @@ const leasedRound = async (
   conflicts.push(...jobResult.conflicts);
   const jobsAfter = await jobsAfterWrites(deps, jobs, jobChanges, jobResult);
   const waitWritten = await writeWaitInfo(deps, jobsAfter, output.waiting, nowSeconds);
+  await writeModelEstimates(deps, jobsAfter, perf);
 
   // 6b: host desired states, idle tracking, hosts found lost.
   const holding = jobsAfter.filter((j) => !isTerminal(j.status));
@@ -290,6 +297,20 @@ const writeWaitInfo = async (
 };
 
 const WAIT_WRITE_CONCURRENCY = 16;
+
+/** Step 6a'': models outside the catalog — estimated or calibrated, and the predicted throughput. Advisory, like 6a'. */
+const writeModelEstimates = async (deps: RoundDependencies, items: readonly JobItem[], perf: RoundPerf) => {
+  const writes = modelEstimateWrites(items, perf);
+  for (let i = 0; i < writes.length; i += WAIT_WRITE_CONCURRENCY) {
+    const batch = writes.slice(i, i + WAIT_WRITE_CONCURRENCY);
+    const results = await Promise.allSettled(
+      batch.map((w) => deps.jobs.updateIf(w.jobId, w.changes, { status: [...ACTIVE_JOB_STATUSES] })),
+    );
+    for (const r of results)
+      if (r.status === 'rejected')
+        deps.log.warn('could not record a job model estimate', { error: String(r.reason) });
+  }
+};
 
 /**
  * Jobs named in a host's desired state but missing from the status index (which is eventually consistent) are

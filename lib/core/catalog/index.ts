@@ -4,3 +4,4 @@ export * from './instances.ts';
 export * from './models.ts';
 export * from './names.ts';
 export * from './skew.ts';
+export * from './user-models.ts';

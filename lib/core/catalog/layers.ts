@@ -336,7 +336,7 @@ export const findLayeredModel = (name: string): LayeredModel | undefined =>
 // User-supplied profiles (JSON), validated with zod.
 // ---------------------------------------------------------------------------------------------
 
-const FAMILIES = [
+export const FAMILIES = [
   'cnn',
   'transformer',
   'moe',
@@ -351,7 +351,7 @@ const FAMILIES = [
 
 const nonNegative = z.number().finite().nonnegative();
 
-const layerSchema = z.strictObject({
+export const layerSchema = z.strictObject({
   name: z.string().min(1).optional(),
   flops: nonNegative,
   paramBytes: nonNegative,

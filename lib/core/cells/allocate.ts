@@ -82,6 +82,7 @@ const cellsFor = (
   }
   let cells = cache.get(job.spec.id);
   if (!cells) {
+    o.estimator.learn(job.spec);
     cells = jobCells(job, ctx, o.estimator, { ...o, deadlines });
     cache.set(job.spec.id, cells);
   }
@@ -217,6 +218,7 @@ const heldAsIs = (job: JobState): CellConfig => {
 
 /** The uncalibrated estimate of the Cell a running job holds. */
 const rawEstimate = (job: JobState, ctx: RoundContext, estimator: CellEstimator): number | undefined => {
+  estimator.learn(job.spec);
   const a = job.allocation!;
   const gpus = allocationGpuCount(a);
   const capacity = ctx.capacity.get(a.gpuType);

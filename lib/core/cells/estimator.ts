@@ -1,7 +1,9 @@
 import { getGpuType } from '../catalog/gpus.ts';
 import { findLayeredModel, type LayeredModel } from '../catalog/layers.ts';
 import { findModelProfile } from '../catalog/models.ts';
+import { declaredLayeredModel } from '../catalog/user-models.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
+import type { JobSpec } from '../model/job.ts';
 import type { Cell, StageParallelism } from '../model/plan.ts';
 import { Memo } from '../perf/memo.ts';
 import { CommTables } from './comm-table.ts';
@@ -98,6 +100,19 @@ export class CellEstimator {
     this.parameters = options.parameters ?? DEFAULT_COST_PARAMETERS;
     this.comm = options.comm ?? new CommTables(this.parameters.perf);
     this.models = options.models ?? findLayeredModel;
+  }
+
+  /**
+   * Makes a job's declared layer chain (a model outside the catalog) known under its model id. Safe to share across
+   * rounds: a user model's id digests its profile, so an id never names two chains.
+   */
+  learn(spec: JobSpec): void {
+    const profile = spec.userModel?.profile;
+    if (!profile?.layers || this.chains.get(spec.model)) return;
+    this.chains.set(
+      spec.model,
+      declaredLayeredModel(spec.model, spec.userModel!.name, profile, spec.batchSize),
+    );
   }
 
   /** The model's layer chain, or undefined when it is known only as an aggregate profile. */

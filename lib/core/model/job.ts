@@ -1,3 +1,4 @@
+import type { UserModelRef } from '../catalog/user-models.ts';
 import type { GpuTypeId } from './gpu.ts';
 import type { Allocation } from './plan.ts';
 
@@ -18,8 +19,13 @@ export interface JobSpec {
   readonly id: string;
   readonly name?: string;
   readonly tenant: string;
-  /** Model id from the catalog (`resnet50`, `bert-large`, `gpt3-xl`, …) or a user profile name. */
+  /**
+   * Model id from the catalog (`resnet50`, `bert-large`, `gpt3-xl`, …), or for a model outside the catalog its name and
+   * a digest of its figures (`llama-3-8b@1a2b3c4d5e6f`, catalog/user-models.ts `userModelId`).
+   */
   readonly model: string;
+  /** A model outside the catalog: its name and declared profile (none = the conservative estimate). */
+  readonly userModel?: UserModelRef;
   /** Global batch size. */
   readonly batchSize: number;
   /** Requested GPU count. */

@@ -15,3 +15,4 @@ export * from './pollux.ts';
 export * from './query.ts';
 export * from './sources.ts';
 export * from './tables.ts';
+export * from './user-models.ts';

@@ -153,7 +153,7 @@ describe('job spec schema', () => {
   });
 
   test('every problem is reported at once', () => {
-    const issues = issuesOf({ model: 'nope', batchSize: -1, gpus: 'x', iterations: 0 });
+    const issues = issuesOf({ model: 'no pe!', batchSize: -1, gpus: 'x', iterations: 0 });
     assert.deepEqual(issues.map((i) => i.field).sort(), [
       'batchSize',
       'command',
@@ -161,7 +161,66 @@ describe('job spec schema', () => {
       'iterations',
       'model',
     ]);
-    assert.match(formatJobSpecIssues(issues), /model: unknown model "nope"/);
+    assert.match(formatJobSpecIssues(issues), /model: "no pe!" is not a catalog model/);
+  });
+});
+
+describe('models outside the catalog', () => {
+  const own = {
+    ...valid,
+    model: 'meta-llama/Llama-3-8B',
+    gpuTypes: ['A100-80GB'],
+    preferredGpuType: 'A100-80GB',
+  };
+  const profile = {
+    parameters: 8.0e9,
+    flopsPerSample: 9.8e13,
+    activationBytesPerSample: 2.2e9,
+    parallelism: 'hybrid',
+  };
+  const identity = { id: 'job-1', tenant: 't', submitTime: 0 };
+
+  test('any other name is accepted: without a profile the job starts from the estimate', () => {
+    const result = validateJobSpec(own);
+    assert.ok(result.ok, JSON.stringify(result));
+    const spec = toJobSpec(result.document, identity);
+    assert.deepEqual(spec.userModel, { name: 'meta-llama/Llama-3-8B' });
+    assert.match(spec.model, /^meta-llama\/Llama-3-8B@[0-9a-f]{12}$/);
+  });
+
+  test('a declared profile is kept and keys the model id', () => {
+    const result = validateJobSpec({ ...own, profile });
+    assert.ok(result.ok, JSON.stringify(result));
+    const spec = toJobSpec(result.document, identity);
+    assert.deepEqual(spec.userModel?.profile, profile);
+    const plain = validateJobSpec(own);
+    assert.ok(plain.ok);
+    assert.notEqual(spec.model, toJobSpec(plain.document, identity).model);
+    const layered = validateJobSpec({
+      ...own,
+      profile: { layers: [{ flops: 1e12, paramBytes: 1e9, activationBytes: 1e8, outputBytes: 1e6 }] },
+    });
+    assert.ok(layered.ok, JSON.stringify(layered));
+  });
+
+  test('profile errors name the field path and the rule', () => {
+    assert.match(issueFor({ ...own, profile: { parameters: 8e9 } }, 'profile.flopsPerSample'), /is required/);
+    assert.match(
+      issueFor({ ...own, profile: { ...profile, parameters: 0 } }, 'profile.parameters'),
+      /greater than 0/,
+    );
+    assert.match(
+      issueFor(
+        { ...own, profile: { layers: [{ flops: -1, paramBytes: 1, activationBytes: 1, outputBytes: 1 }] } },
+        'profile.layers.0.flops',
+      ),
+      /./,
+    );
+    assert.match(
+      issueFor({ ...valid, profile }, 'profile'),
+      /must not be given for the catalog model "bert-large"/,
+    );
+    assert.match(issueFor({ ...own, model: 'has space' }, 'model'), /not a catalog model/);
   });
 });
 

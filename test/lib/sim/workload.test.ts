@@ -82,7 +82,7 @@ describe('trace rows → job specs', () => {
       issues.map((i) => [i.jobId, i.message]),
       [
         ['nomodel', 'no model: assign models to the trace first'],
-        ['unknown', 'unknown model "resnet9000"'],
+        ['unknown', 'model "resnet9000" is not in the catalog: give its batchSize'],
         ['nowork', 'neither iterations nor duration'],
       ],
     );
