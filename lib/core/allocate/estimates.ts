@@ -55,7 +55,8 @@ export const unschedulableReason = (spec: JobSpec, ctx: RoundContext): string | 
 
 // Per round (the context object), per (model, batch, GPU count, allowed types): the types on which the job progresses.
 /** Per round (the scratch store), per job shape: the types it makes progress on. */
-const PROGRESS_TYPES = scratchKey<Map<string, readonly GpuTypeId[]>>('types a job makes progress on');
+type TypesByShape = Map<string, Map<number, Map<number, Map<string, readonly GpuTypeId[]>>>>;
+const PROGRESS_TYPES = scratchKey<TypesByShape>('types a job makes progress on');
 
 /**
  * Allowed GPU types with at least `gpus` GPUs on which the job alone on `gpus` GPUs makes progress (estimated
@@ -63,8 +64,12 @@ const PROGRESS_TYPES = scratchKey<Map<string, readonly GpuTypeId[]>>('types a jo
  * waiting job every round stays cheap.
  */
 export const progressTypes = (spec: JobSpec, gpus: number, ctx: RoundContext): readonly GpuTypeId[] => {
-  const memo = ctx.scratch.get(PROGRESS_TYPES, () => new Map());
-  const key = `${spec.model}\u0000${spec.batchSize}\u0000${gpus}\u0000${spec.gpuTypes?.join(',') ?? ''}`;
+  // model → batch size → GPU count → allowed types: no key string per lookup (asked for every job every round).
+  const byModel = ctx.scratch.get(PROGRESS_TYPES, (): TypesByShape => new Map());
+  const byBatch = child(byModel, spec.model);
+  const byCount = child(byBatch, spec.batchSize);
+  const memo = child(byCount, gpus);
+  const key = spec.gpuTypes?.join(',') ?? '';
   let types = memo.get(key);
   if (!types) {
     types = allowedTypes(spec, ctx).filter(
@@ -73,6 +78,15 @@ export const progressTypes = (spec: JobSpec, gpus: number, ctx: RoundContext): r
     memo.set(key, types);
   }
   return types;
+};
+
+const child = <K, C extends Map<unknown, unknown>>(map: Map<K, C>, key: K): C => {
+  let next = map.get(key);
+  if (!next) {
+    next = new Map() as C;
+    map.set(key, next);
+  }
+  return next;
 };
 
 /**
