@@ -35,7 +35,8 @@ export const levelCapacities = (cluster: Cluster): Map<GpuTypeId, LevelCapacity>
   const out = new Map<GpuTypeId, LevelCapacity>();
   for (const [type, largestHost] of machine) {
     let rack = 0;
-    for (const inZone of racks.get(type)!.values()) for (const gpus of inZone.values()) rack = Math.max(rack, gpus);
+    for (const inZone of racks.get(type)!.values())
+      for (const gpus of inZone.values()) rack = Math.max(rack, gpus);
     out.set(type, { machine: largestHost, rack });
   }
   return out;
