@@ -33,10 +33,22 @@ export const isolatedThroughput = (spec: JobSpec, type: GpuTypeId, gpus: number,
     shape: bestShape(gpus, ctx.capacity.get(type)),
   }).iterationsPerSecond;
 
+/** Per round (the scratch store), per job shape (model → batch size → GPU count → allowed types): the best rate. */
+type RateByShape = Map<string, Map<number, Map<number, Map<string, number>>>>;
+const BEST_ISOLATED = scratchKey<RateByShape>('best isolated throughput');
+
+/** The fastest allowed type's isolated rate; memoised per round and job shape (order stages ask it of every job). */
 export const bestIsolatedThroughput = (spec: JobSpec, gpus: number, ctx: RoundContext): number => {
-  let best = 0;
-  for (const type of allowedTypes(spec, ctx))
-    best = Math.max(best, isolatedThroughput(spec, type, gpus, ctx));
+  const byModel = ctx.scratch.get(BEST_ISOLATED, (): RateByShape => new Map());
+  const memo = child(child(child(byModel, spec.model), spec.batchSize), gpus);
+  const key = spec.gpuTypes?.join(',') ?? '';
+  let best = memo.get(key);
+  if (best === undefined) {
+    best = 0;
+    for (const type of allowedTypes(spec, ctx))
+      best = Math.max(best, isolatedThroughput(spec, type, gpus, ctx));
+    memo.set(key, best);
+  }
   return best;
 };
 
@@ -66,9 +78,7 @@ const PROGRESS_TYPES = scratchKey<TypesByShape>('types a job makes progress on')
 export const progressTypes = (spec: JobSpec, gpus: number, ctx: RoundContext): readonly GpuTypeId[] => {
   // model → batch size → GPU count → allowed types: no key string per lookup (asked for every job every round).
   const byModel = ctx.scratch.get(PROGRESS_TYPES, (): TypesByShape => new Map());
-  const byBatch = child(byModel, spec.model);
-  const byCount = child(byBatch, spec.batchSize);
-  const memo = child(byCount, gpus);
+  const memo = child(child(child(byModel, spec.model), spec.batchSize), gpus);
   const key = spec.gpuTypes?.join(',') ?? '';
   let types = memo.get(key);
   if (!types) {
