@@ -245,13 +245,15 @@ export const jobCells = (
     const allocation = job.allocation!;
     if (raw) current = make(allocation.gpuType, allocationGpuCount(allocation), raw);
   }
-  const configs = raws
-    .map((r) =>
+  // One pass, no intermediate arrays: this runs for every job every round.
+  const configs: CellConfig[] = [];
+  for (const r of raws) {
+    const c =
       current && r.type === current.gpuType && r.gpus === current.gpus
         ? current
-        : make(r.type, r.gpus, r.raw, r.key, r.efficiencyKey),
-    )
-    .filter((c) => !options.deadlines || meetsDeadline(job, c.rate, ctx, c === current))
-    .sort((a, b) => b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1));
+        : make(r.type, r.gpus, r.raw, r.key, r.efficiencyKey);
+    if (!options.deadlines || meetsDeadline(job, c.rate, ctx, c === current)) configs.push(c);
+  }
+  configs.sort((a, b) => b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1));
   return { job, configs, reference, ...(current ? { current } : {}) };
 };
