@@ -129,7 +129,8 @@ export interface PackStage extends StateContribution {
 
 /**
  * Decide which jobs move: relabel the new plan onto physical GPUs so that as few jobs as possible move (Tesserae), or
- * move jobs to better-consolidated free GPUs (Gandiva's introspection). `free` holds what the plan leaves unused.
+ * move jobs to better-consolidated free GPUs (Gandiva's introspection). `free` holds what the plan leaves unused, on
+ * entry and, for the returned plan, on exit.
  */
 export interface MigrateStage extends StateContribution {
   readonly name: string;

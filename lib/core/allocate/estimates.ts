@@ -33,10 +33,22 @@ export const isolatedThroughput = (spec: JobSpec, type: GpuTypeId, gpus: number,
     shape: bestShape(gpus, ctx.capacity.get(type)),
   }).iterationsPerSecond;
 
+/** Per round (the scratch store), per job shape (model → batch size → GPU count → allowed types): the best rate. */
+type RateByShape = Map<string, Map<number, Map<number, Map<string, number>>>>;
+const BEST_ISOLATED = scratchKey<RateByShape>('best isolated throughput');
+
+/** The fastest allowed type's isolated rate; memoised per round and job shape (order stages ask it of every job). */
 export const bestIsolatedThroughput = (spec: JobSpec, gpus: number, ctx: RoundContext): number => {
-  let best = 0;
-  for (const type of allowedTypes(spec, ctx))
-    best = Math.max(best, isolatedThroughput(spec, type, gpus, ctx));
+  const byModel = ctx.scratch.get(BEST_ISOLATED, (): RateByShape => new Map());
+  const memo = child(child(child(byModel, spec.model), spec.batchSize), gpus);
+  const key = spec.gpuTypes?.join(',') ?? '';
+  let best = memo.get(key);
+  if (best === undefined) {
+    best = 0;
+    for (const type of allowedTypes(spec, ctx))
+      best = Math.max(best, isolatedThroughput(spec, type, gpus, ctx));
+    memo.set(key, best);
+  }
   return best;
 };
 
@@ -55,7 +67,8 @@ export const unschedulableReason = (spec: JobSpec, ctx: RoundContext): string | 
 
 // Per round (the context object), per (model, batch, GPU count, allowed types): the types on which the job progresses.
 /** Per round (the scratch store), per job shape: the types it makes progress on. */
-const PROGRESS_TYPES = scratchKey<Map<string, readonly GpuTypeId[]>>('types a job makes progress on');
+type TypesByShape = Map<string, Map<number, Map<number, Map<string, readonly GpuTypeId[]>>>>;
+const PROGRESS_TYPES = scratchKey<TypesByShape>('types a job makes progress on');
 
 /**
  * Allowed GPU types with at least `gpus` GPUs on which the job alone on `gpus` GPUs makes progress (estimated
@@ -63,8 +76,10 @@ const PROGRESS_TYPES = scratchKey<Map<string, readonly GpuTypeId[]>>('types a jo
  * waiting job every round stays cheap.
  */
 export const progressTypes = (spec: JobSpec, gpus: number, ctx: RoundContext): readonly GpuTypeId[] => {
-  const memo = ctx.scratch.get(PROGRESS_TYPES, () => new Map());
-  const key = `${spec.model}\u0000${spec.batchSize}\u0000${gpus}\u0000${spec.gpuTypes?.join(',') ?? ''}`;
+  // model → batch size → GPU count → allowed types: no key string per lookup (asked for every job every round).
+  const byModel = ctx.scratch.get(PROGRESS_TYPES, (): TypesByShape => new Map());
+  const memo = child(child(child(byModel, spec.model), spec.batchSize), gpus);
+  const key = spec.gpuTypes?.join(',') ?? '';
   let types = memo.get(key);
   if (!types) {
     types = allowedTypes(spec, ctx).filter(
@@ -73,6 +88,15 @@ export const progressTypes = (spec: JobSpec, gpus: number, ctx: RoundContext): r
     memo.set(key, types);
   }
   return types;
+};
+
+const child = <K, C extends Map<unknown, unknown>>(map: Map<K, C>, key: K): C => {
+  let next = map.get(key);
+  if (!next) {
+    next = new Map() as C;
+    map.set(key, next);
+  }
+  return next;
 };
 
 /**

@@ -59,8 +59,12 @@ export interface CriusAllocateOptions extends CellOptions {
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
 // the calibration too: `nextState` may see a context whose state differs from the one the round started with.
+// Per options object: the Cells without and with the deadline filter.
+type CellsByJob = Map<string, JobCells>;
 const JOB_CELLS =
-  scratchKey<Map<CellCalibrationState | undefined, Map<string, Map<string, JobCells>>>>('crius job cells');
+  scratchKey<Map<CellCalibrationState | undefined, Map<CriusAllocateOptions, [CellsByJob, CellsByJob]>>>(
+    'crius job cells',
+  );
 
 const cellsFor = (
   job: JobState,
@@ -74,16 +78,16 @@ const cellsFor = (
     byOptions = new Map();
     byCalibration.set(ctx.state.cellCalibration, byOptions);
   }
-  const options = `${o.name}|${deadlines}`;
-  let cache = byOptions.get(options);
-  if (!cache) {
-    cache = new Map();
-    byOptions.set(options, cache);
+  let caches = byOptions.get(o);
+  if (!caches) {
+    caches = [new Map(), new Map()];
+    byOptions.set(o, caches);
   }
+  const cache = caches[deadlines ? 1 : 0];
   let cells = cache.get(job.spec.id);
   if (!cells) {
     o.estimator.learn(job.spec);
-    cells = jobCells(job, ctx, o.estimator, { ...o, deadlines });
+    cells = jobCells(job, ctx, o.estimator, deadlines === o.deadlines ? o : { ...o, deadlines });
     cache.set(job.spec.id, cells);
   }
   return cells;

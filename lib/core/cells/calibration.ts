@@ -37,8 +37,10 @@ export const observe = (
 ): CellCalibrationState => {
   const previous = state ?? EMPTY_CALIBRATION;
   const cells: Record<string, { cell: string; ratio: number }> = {};
-  for (const [jobId, entry] of Object.entries(previous.cells))
-    if (activeJobs.has(jobId)) cells[jobId] = entry;
+  // Keys in the same order as `Object.entries`, without a [key, value] pair per running job every round.
+  const previousCells = previous.cells;
+  for (const jobId of Object.keys(previousCells))
+    if (activeJobs.has(jobId)) cells[jobId] = previousCells[jobId]!;
   const efficiency: Record<string, number> = { ...previous.efficiency };
   for (const o of observations) {
     if (!(o.measured > 0 && o.estimated > 0)) continue;

@@ -163,12 +163,14 @@ interface StaticCells {
 
 // Raw Cells depend only on the job's spec and the cluster's capacity: computed once, reused every round.
 const staticCache = new WeakMap<JobSpec, Map<string, StaticCells>>();
-const CAPACITY_KEY = scratchKey<string>('capacity key');
+const CAPACITY_KEY = scratchKey<readonly [string, string]>('capacity key');
 
-const capacityKey = (ctx: RoundContext): string =>
-  ctx.scratch.get(CAPACITY_KEY, () =>
-    [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(','),
-  );
+/** The round's capacity as a key, without and with count scaling: made once per round, not once per job. */
+const capacityKey = (ctx: RoundContext): readonly [string, string] =>
+  ctx.scratch.get(CAPACITY_KEY, () => {
+    const capacity = [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(',');
+    return [`${capacity}|false`, `${capacity}|true`];
+  });
 
 const staticCells = (
   job: JobState,
@@ -181,7 +183,7 @@ const staticCells = (
     perSpec = new Map();
     staticCache.set(job.spec, perSpec);
   }
-  const key = `${capacityKey(ctx)}|${countScaling}`;
+  const key = capacityKey(ctx)[countScaling ? 1 : 0];
   let cells = perSpec.get(key);
   if (!cells) {
     const spec = job.spec;
@@ -243,13 +245,15 @@ export const jobCells = (
     const allocation = job.allocation!;
     if (raw) current = make(allocation.gpuType, allocationGpuCount(allocation), raw);
   }
-  const configs = raws
-    .map((r) =>
+  // One pass, no intermediate arrays: this runs for every job every round.
+  const configs: CellConfig[] = [];
+  for (const r of raws) {
+    const c =
       current && r.type === current.gpuType && r.gpus === current.gpus
         ? current
-        : make(r.type, r.gpus, r.raw, r.key, r.efficiencyKey),
-    )
-    .filter((c) => !options.deadlines || meetsDeadline(job, c.rate, ctx, c === current))
-    .sort((a, b) => b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1));
+        : make(r.type, r.gpus, r.raw, r.key, r.efficiencyKey);
+    if (!options.deadlines || meetsDeadline(job, c.rate, ctx, c === current)) configs.push(c);
+  }
+  configs.sort((a, b) => b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1));
   return { job, configs, reference, ...(current ? { current } : {}) };
 };

@@ -14,20 +14,30 @@ export interface LevelCapacity {
 
 /** Level capacities per GPU type over the usable hosts (lost and draining hosts offer nothing). */
 export const levelCapacities = (cluster: Cluster): Map<GpuTypeId, LevelCapacity> => {
-  const racks = new Map<string, number>();
+  // type → zone → rack → GPUs, without building a key string per host (this runs every round).
+  const racks = new Map<GpuTypeId, Map<string, Map<string, number>>>();
   const machine = new Map<GpuTypeId, number>();
   for (const host of cluster.hosts) {
     if (host.state === 'lost' || host.state === 'draining') continue;
     machine.set(host.gpuType, Math.max(machine.get(host.gpuType) ?? 0, host.gpuCount));
-    const key = `${host.gpuType}\u0000${host.zone}\u0000${host.rack}`;
-    racks.set(key, (racks.get(key) ?? 0) + host.gpuCount);
+    let zones = racks.get(host.gpuType);
+    if (!zones) {
+      zones = new Map();
+      racks.set(host.gpuType, zones);
+    }
+    let inZone = zones.get(host.zone);
+    if (!inZone) {
+      inZone = new Map();
+      zones.set(host.zone, inZone);
+    }
+    inZone.set(host.rack, (inZone.get(host.rack) ?? 0) + host.gpuCount);
   }
   const out = new Map<GpuTypeId, LevelCapacity>();
-  for (const [type, largestHost] of machine) out.set(type, { machine: largestHost, rack: 0 });
-  for (const [key, gpus] of racks) {
-    const type = key.slice(0, key.indexOf('\u0000'));
-    const c = out.get(type)!;
-    out.set(type, { machine: c.machine, rack: Math.max(c.rack, gpus) });
+  for (const [type, largestHost] of machine) {
+    let rack = 0;
+    for (const inZone of racks.get(type)!.values())
+      for (const gpus of inZone.values()) rack = Math.max(rack, gpus);
+    out.set(type, { machine: largestHost, rack });
   }
   return out;
 };

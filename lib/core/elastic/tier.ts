@@ -41,7 +41,9 @@ const isElastic = (job: JobState): boolean => job.spec.elastic !== undefined;
 const elasticJobs = (ordered: readonly JobState[]): JobState[] => ordered.filter(isElastic);
 
 /** What the wrapped stages see: the guaranteed jobs and their part of the plan. */
-const guaranteedOnly = (ordered: readonly JobState[], plan: Plan): [JobState[], Plan] => {
+const guaranteedOnly = (ordered: readonly JobState[], plan: Plan): [readonly JobState[], Plan] => {
+  // Most rounds have no elastic job: then both are what they were (the plan holds only jobs of `ordered`).
+  if (!ordered.some(isElastic)) return [ordered, plan];
   const guaranteed = ordered.filter((j) => !isElastic(j));
   const ids = new Set(guaranteed.map((j) => j.spec.id));
   return [guaranteed, new Map([...plan].filter(([id]) => ids.has(id)))];

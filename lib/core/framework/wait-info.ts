@@ -4,6 +4,7 @@ import { remainingIterations } from '../model/job.ts';
 import type { PlacementShape } from '../model/perf.ts';
 import { type Allocation, allocationGpuCount, type Plan, sameGpus } from '../model/plan.ts';
 import { isHolding } from '../order/compare.ts';
+import { ThroughputMemo } from '../perf/memo.ts';
 import { type FreeGpus, shapeOf } from '../place/free-gpus.ts';
 import type { DelayHold, Demand, RoundContext } from '../stages.ts';
 import { estimateStarts, type Holder, type Waiter } from './start-estimate.ts';
@@ -113,21 +114,10 @@ type Throughput = (job: JobState, type: GpuTypeId, gpus: number, shape: Placemen
 
 /** Iterations per second from the perf model, cached per (model, batch, type, count, shape): jobs share models. */
 const cachedThroughput = (ctx: RoundContext): Throughput => {
-  const cache = new Map<string, number>();
+  const cache = new ThroughputMemo<number>();
   return (job, gpuType, gpus, shape) => {
-    const key = `${job.spec.model}|${job.spec.batchSize}|${gpuType}|${gpus}|${shape.level}|${shape.hosts}`;
-    let rate = cache.get(key);
-    if (rate === undefined) {
-      rate = ctx.perf.throughput({
-        model: job.spec.model,
-        batchSize: job.spec.batchSize,
-        gpuType,
-        gpus,
-        shape,
-      }).iterationsPerSecond;
-      cache.set(key, rate);
-    }
-    return rate;
+    const query = { model: job.spec.model, batchSize: job.spec.batchSize, gpuType, gpus, shape };
+    return cache.get(query, () => ctx.perf.throughput(query).iterationsPerSecond);
   };
 };
 

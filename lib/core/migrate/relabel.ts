@@ -22,10 +22,21 @@ export const relabelMigration: MigrateStage = {
   },
 };
 
-/** Releases the GPUs `before` holds and reserves those `after` holds (packed GPUs once). */
+/**
+ * Releases the GPUs `before` holds and reserves those `after` holds (packed GPUs once), for the jobs whose allocation
+ * was renamed: one renamed onto itself is the very same object, and its GPUs stay reserved. (A GPU that such a job
+ * shares with a renamed packed partner is renamed onto itself too, so it is released and reserved again.)
+ */
 const moveReservations = (free: FreeGpus, before: Plan, after: Plan): void => {
-  for (const [type, slices] of distinctGpus(before)) for (const s of slices) free.release(one(type, s));
-  for (const [type, slices] of distinctGpus(after)) for (const s of slices) free.reserve(one(type, s));
+  const renamed = (plan: Plan, other: Plan): Plan => {
+    const out = new Map<string, Allocation>();
+    for (const [jobId, allocation] of plan) if (other.get(jobId) !== allocation) out.set(jobId, allocation);
+    return out;
+  };
+  const from = renamed(before, after);
+  const to = renamed(after, before);
+  for (const [type, slices] of distinctGpus(from)) for (const s of slices) free.release(one(type, s));
+  for (const [type, slices] of distinctGpus(to)) for (const s of slices) free.reserve(one(type, s));
 };
 
 const one = (gpuType: string, slice: { hostId: string; gpus: number[] }): Allocation => ({

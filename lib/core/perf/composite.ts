@@ -8,7 +8,7 @@ import type {
 import { AnalyticPerfModel } from './analytic.ts';
 import { calibrateComputeScale } from './calibration.ts';
 import { indexMeasuredTables, MeasuredPerfModel, singleGpuPoints } from './measured.ts';
-import { colocationKey, Memo, throughputKey } from './memo.ts';
+import { colocationKey, Memo, ThroughputMemo } from './memo.ts';
 import { packedEstimate } from './packing.ts';
 import { DEFAULT_PERF_PARAMETERS, type PerfParameters } from './parameters.ts';
 import { DEFAULT_PERF_CATALOG, type PerfCatalog, resolveModelRef } from './query.ts';
@@ -21,7 +21,7 @@ import type { MeasuredTables } from './tables.ts';
  */
 export class CompositePerfModel implements PerfModel {
   readonly name = 'composite';
-  private readonly estimates = new Memo<ThroughputEstimate>();
+  private readonly estimates = new ThroughputMemo<ThroughputEstimate>();
   private readonly colocations = new Memo<ColocationEstimate>();
 
   constructor(
@@ -30,7 +30,7 @@ export class CompositePerfModel implements PerfModel {
   ) {}
 
   throughput(query: ThroughputQuery): ThroughputEstimate {
-    return this.estimates.get(throughputKey(query), () => {
+    return this.estimates.get(query, () => {
       if (query.partner) {
         const alone = this.throughput({ ...query, partner: undefined });
         return packedEstimate(alone, this.colocation(query.gpuType, query.gpus, query, query.partner));

@@ -31,3 +31,44 @@ export class Memo<V> {
     return this.entries.size;
   }
 }
+
+// GPU and host counts below this fit one numeric key: `gpus · COUNT_LIMIT + hosts` stays an exact integer.
+const COUNT_LIMIT = 2 ** 20;
+
+/**
+ * A `Memo` of throughput queries without building a string per lookup: the perf model is asked the same queries
+ * thousands of times a round, and hashing a fresh key string was most of each hit. Queries are looked up by their
+ * parts (model → GPU type → level → batch size → GPU and host count); packed queries and counts that are not
+ * small whole numbers fall back to the string key. Equal queries hit the same entry as `throughputKey` would.
+ */
+export class ThroughputMemo<V> {
+  private readonly byModel = new Map<string, Map<string, Map<string, Map<number, Map<number, V>>>>>();
+  private readonly others = new Memo<V>();
+
+  get(q: ThroughputQuery, compute: () => V): V {
+    const { gpus, shape } = q;
+    if (q.partner || !isSmallCount(gpus) || !isSmallCount(shape.hosts)) {
+      return this.others.get(throughputKey(q), compute);
+    }
+    const byType = child(this.byModel, q.model, () => new Map());
+    const byLevel = child(byType, q.gpuType, () => new Map());
+    const byBatch = child(byLevel, shape.level, () => new Map());
+    const byCount = child(byBatch, q.batchSize, () => new Map());
+    const key = gpus * COUNT_LIMIT + shape.hosts;
+    if (byCount.has(key)) return byCount.get(key) as V;
+    const value = compute();
+    byCount.set(key, value);
+    return value;
+  }
+}
+
+const isSmallCount = (n: number): boolean => Number.isInteger(n) && n >= 0 && n < COUNT_LIMIT;
+
+const child = <K, C>(map: Map<K, C>, key: K, make: () => C): C => {
+  let next = map.get(key);
+  if (next === undefined) {
+    next = make();
+    map.set(key, next);
+  }
+  return next;
+};

@@ -1,10 +1,9 @@
-import type { Allocation } from '../model/plan.ts';
 import type { MigrateStage, PackStage, PlaceStage } from '../stages.ts';
 
 /**
  * One placement stage out of place → pack → migrate, so that a wrapper around it (EasyScale's elastic tier) sees the
- * final guaranteed plan and places elastic jobs only on what that plan leaves free. Relabelling permutes GPUs, so
- * `free` is brought in line with the relabelled plan before returning.
+ * final guaranteed plan and places elastic jobs only on what that plan leaves free. Relabelling permutes GPUs; the
+ * migrate stage brings `free` in line with the plan it returns (see `MigrateStage`).
  */
 export const placeThenPackAndMigrate = (
   place: PlaceStage,
@@ -18,12 +17,8 @@ export const placeThenPackAndMigrate = (
       let plan = place.place(ordered, demands, free, ctx);
       if (pack) plan = pack.pack(ordered, plan, free, ctx);
       if (!migrate) return plan;
-      const before: Allocation[] = [...plan.values()];
-      const after = migrate.relabel(ordered, plan, free, ctx);
-      for (const allocation of before) free.release(allocation);
-      // Packed partners share GPUs: the second of a pair finds them taken already, which is right.
-      for (const allocation of after.values()) if (free.canReserve(allocation)) free.reserve(allocation);
-      return after;
+      // The migrate stage moves the reservations in `free` to the GPUs it renamed the plan onto.
+      return migrate.relabel(ordered, plan, free, ctx);
     },
     ...(stages.some((s) => s.nextState)
       ? {

@@ -36,6 +36,21 @@ export class FreeGpus {
   private readonly types = new Map<GpuTypeId, TypeIndex>();
 
   constructor(cluster: Cluster) {
+    // zone → network → the network's group key, so that a key string is built once per network, not per host.
+    const networkKeys = new Map<string, Map<string, string>>();
+    const networkKey = (zone: string, network: string): string => {
+      let inZone = networkKeys.get(zone);
+      if (!inZone) {
+        inZone = new Map();
+        networkKeys.set(zone, inZone);
+      }
+      let key = inZone.get(network);
+      if (key === undefined) {
+        key = `${zone}/${network}`;
+        inZone.set(network, key);
+      }
+      return key;
+    };
     cluster.hosts.forEach((host, order) => {
       if (host.state === 'lost' || host.state === 'draining') return;
       let index = this.types.get(host.gpuType);
@@ -50,7 +65,7 @@ export class FreeGpus {
         order,
         free,
         rack: group(index.racks, host.rack),
-        network: group(index.networks, `${host.zone}/${host.network}`),
+        network: group(index.networks, networkKey(host.zone, host.network)),
       };
       entry.rack.hosts.push(entry);
       entry.rack.free += host.gpuCount;

@@ -1,7 +1,7 @@
 import { criusAllocate } from '../../cells/allocate.ts';
 import { costAwareDelay } from '../../dally/cost-aware-delay.ts';
 import { withElasticTier } from '../../elastic/tier.ts';
-import { relabelMigration } from '../../migrate/relabel.ts';
+import { relabelUnlessInPlace } from '../../migrate/relabel-unless-in-place.ts';
 import { maxWeightPacking } from '../../pack/max-weight-packing.ts';
 import { placeThenPackAndMigrate } from '../../place/compose.ts';
 import { keepThenFit } from '../../place/keep-then-fit.ts';
@@ -26,7 +26,7 @@ const guaranteed: Policy = {
   place: placeThenPackAndMigrate(
     costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false })),
     maxWeightPacking(),
-    relabelMigration,
+    relabelUnlessInPlace,
   ),
 };
 
