@@ -4,7 +4,7 @@ import type { JobState } from '../model/job.ts';
 import { type Allocation, type Plan, sameGpus } from '../model/plan.ts';
 import { isHolding } from '../order/compare.ts';
 import type { FreeGpus } from '../place/free-gpus.ts';
-import type { AllocateStage, PlaceStage, Policy, RoundContext } from '../stages.ts';
+import type { AllocateStage, Demand, PlaceStage, Policy, RoundContext } from '../stages.ts';
 import {
   allocationCounts,
   countOf,
@@ -31,7 +31,14 @@ import { workerTypes } from './rate.ts';
  * policy's own stage and the elastic plans on the GPUs that are still free. Elastic jobs therefore never hold a GPU a
  * guaranteed job was given, and they yield (scale in, or wait with no GPUs) when guaranteed work arrives.
  */
-export interface ElasticTierOptions extends JobModelOptions, InterJobOptions {}
+export interface ElasticTierOptions extends JobModelOptions, InterJobOptions {
+  /**
+   * Elastic jobs also compete in the guaranteed allocation, in the order stage's order, as if rigid at their
+   * requested GPUs: what it admits them to is their claim (held from guaranteed jobs later in the order), and they
+   * still grow on idle GPUs. Without claims elastic jobs are purely best-effort (EasyScale's own policy).
+   */
+  readonly claims?: boolean;
+}
 
 export const DEFAULT_ELASTIC_TIER: ElasticTierOptions = { homogeneousOnly: false };
 
@@ -39,6 +46,13 @@ const isElastic = (job: JobState): boolean => job.spec.elastic !== undefined;
 
 /** Elastic jobs in the order stage's order (the order stage alone decides who goes first). */
 const elasticJobs = (ordered: readonly JobState[]): JobState[] => ordered.filter(isElastic);
+
+/**
+ * An elastic job as the guaranteed allocation sees it: running as an elastic job (an EST mapping) it is waiting
+ * for a rigid slot; running rigid, it holds its slot like any job.
+ */
+const rigidView = (job: JobState): JobState =>
+  isElastic(job) && job.allocation?.ests ? { ...job, status: 'queued', allocation: undefined } : job;
 
 /** What the wrapped stages see: the guaranteed jobs and their part of the plan. */
 const guaranteedOnly = (ordered: readonly JobState[], plan: Plan): [readonly JobState[], Plan] => {
@@ -84,21 +98,27 @@ export const elasticAllocate = (
         )
       : (inner.sizes?.(spec, ctx) ?? [spec.gpus]),
   allocate: (ordered, ctx) => {
-    const demands = inner.allocate(
-      ordered.filter((j) => !isElastic(j)),
+    const elastic = new Map(elasticJobs(ordered).map((j) => [j.spec.id, j]));
+    const admitted = inner.allocate(
+      options.claims ? ordered.map(rigidView) : ordered.filter((j) => !isElastic(j)),
       ctx,
     );
+    // Elastic jobs the guaranteed allocation admitted run as it sized them (rigid, like any job in the order); the
+    // others share the GPUs that are left, as best-effort elastic jobs.
+    const demands = new Map(admitted);
     let free: GpuCounts = normalizeCounts(Object.fromEntries([...ctx.capacity].map(([t, c]) => [t, c.gpus])));
     for (const demand of demands.values()) {
       free = subtractCounts(free, { [demand.gpuType]: Math.min(demand.gpus, countOf(free, demand.gpuType)) });
     }
     const memory = ctx.state.elastic?.jobs;
-    const candidates: ElasticCandidate[] = elasticJobs(ordered).map((job) => ({
-      job,
-      model: modelOf(job, ctx, options),
-      held: heldCounts(job, ctx),
-      ...(memory?.[job.spec.id] ? { memory: memory[job.spec.id] } : {}),
-    }));
+    const candidates: ElasticCandidate[] = [...elastic.values()]
+      .filter((job) => !demands.has(job.spec.id))
+      .map((job) => ({
+        job,
+        model: modelOf(job, ctx, options),
+        held: heldCounts(job, ctx),
+        ...(memory?.[job.spec.id] ? { memory: memory[job.spec.id] } : {}),
+      }));
     const { decisions } = scheduleElastic(candidates, free, options);
     for (const c of candidates) {
       const decision = decisions.get(c.job.spec.id);
@@ -127,8 +147,8 @@ export const elasticPlace = (
 ): PlaceStage => ({
   name: `elastic(${inner.name})`,
   place: (ordered, demands, free, ctx) => {
-    const guaranteed = ordered.filter((j) => !isElastic(j));
     const guaranteedDemands = new Map([...demands].filter(([, d]) => d.elastic === undefined));
+    const guaranteed = ordered.filter((j) => guaranteedDemands.has(j.spec.id) || !isElastic(j));
     const plan = inner.place(guaranteed, guaranteedDemands, free, ctx);
     for (const job of elasticJobs(ordered)) {
       const demand = demands.get(job.spec.id)?.elastic;

@@ -160,6 +160,43 @@ describe('elastic jobs in the simulator', () => {
     );
   });
 
+  test('tessera: elastic jobs run rigid where the order admitted them, elastic (ESTs partitioning maxP) elsewhere; every job ends', () => {
+    fc.assert(
+      fc.property(clusterArb, jobsArb, (c, jobs) => {
+        const result = simulate({
+          cluster: c,
+          jobs,
+          policy: getPolicy('tessera'),
+          perf,
+          config: { roundSeconds: 30, restartSeconds: 5 },
+          onRound: (_, out) => {
+            const used = new Set<string>();
+            for (const [id, allocation] of out.plan) {
+              for (const key of allocationGpuKeys(allocation)) {
+                assert.ok(!used.has(key), `GPU ${key} double-booked (${id})`);
+                used.add(key);
+              }
+              const job = jobs.find((j) => j.id === id)!;
+              if (!job.elastic || !allocation.ests) continue;
+              assert.deepEqual(
+                allocation.ests.flat().sort((a, b) => a - b),
+                Array.from({ length: job.elastic.maxP }, (_, v) => v),
+                `${id}: ESTs do not partition 0..maxP−1`,
+              );
+            }
+          },
+        });
+        for (const job of result.jobs) {
+          assert.ok(
+            job.outcome === 'completed' || job.outcome === 'unschedulable',
+            `${job.id}: ${job.outcome} ${job.reason ?? ''}`,
+          );
+        }
+      }),
+      { numRuns: 25, seed: 7 },
+    );
+  });
+
   test('easyscale: guaranteed jobs finish exactly as without the elastic jobs beside them', () => {
     fc.assert(
       fc.property(clusterArb, jobsArb, (c, jobs) => {

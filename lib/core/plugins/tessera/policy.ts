@@ -30,10 +30,13 @@ const guaranteed: Policy = {
   ),
 };
 
-/** Tessera's own composition: the four papers in one round, plus EasyScale's elastic tier on idle GPUs. */
+/**
+ * Tessera's own composition: the four papers in one round, plus EasyScale's elastic tier with claims — elastic jobs
+ * compete in the order like any job and run elastic on the GPUs left idle when the order does not admit them.
+ */
 export const tessera: Policy = {
   ...guaranteed,
   description:
-    "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers; Tesserae's max-weight packing and migration-minimising relabelling; EasyScale's elastic best-effort tier on idle GPUs.",
-  ...withElasticTier(guaranteed, { homogeneousOnly: false }),
+    "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers; Tesserae's max-weight packing and migration-minimising relabelling; EasyScale's elastic tier: elastic jobs compete in the order, rigid where admitted, elastic on idle GPUs otherwise.",
+  ...withElasticTier(guaranteed, { homogeneousOnly: false, claims: true }),
 };
