@@ -98,7 +98,6 @@ export const elasticAllocate = (
         )
       : (inner.sizes?.(spec, ctx) ?? [spec.gpus]),
   allocate: (ordered, ctx) => {
-    const elastic = new Map(elasticJobs(ordered).map((j) => [j.spec.id, j]));
     const admitted = inner.allocate(
       options.claims ? ordered.map(rigidView) : ordered.filter((j) => !isElastic(j)),
       ctx,
@@ -111,7 +110,7 @@ export const elasticAllocate = (
       free = subtractCounts(free, { [demand.gpuType]: Math.min(demand.gpus, countOf(free, demand.gpuType)) });
     }
     const memory = ctx.state.elastic?.jobs;
-    const candidates: ElasticCandidate[] = [...elastic.values()]
+    const candidates: ElasticCandidate[] = elasticJobs(ordered)
       .filter((job) => !demands.has(job.spec.id))
       .map((job) => ({
         job,
