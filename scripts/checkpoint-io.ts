@@ -4,8 +4,12 @@
 //    (S3CheckpointStore: multipart upload, COMPLETE last; download into a temporary directory);
 // 2. the time a rescale costs (desired state changed → first step of the new generation) with the simulated
 //    trainer writing a checkpoint of --rescale-mb, with the checkpoint on local disk and staged through S3.
+// The endpoint runs as its own process (lib/local/endpoint/main.ts), as it does beside the agents of the local
+// cloud, so the S3 server and the agent's client do not share one event loop.
 // Prints one JSON object per measurement. Everything it creates lives in a temporary directory it removes.
+import { spawn } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
+import { once } from 'node:events';
 import {
   closeSync,
   mkdirSync,
@@ -28,7 +32,6 @@ import { InMemoryTelemetrySink } from '../agents/host/ports/telemetry-sink.ts';
 import { CheckpointStaging } from '../agents/host/storage/checkpoint-staging.ts';
 import { S3CheckpointStore } from '../agents/host/storage/s3-checkpoint-store.ts';
 import { createS3Client } from '../agents/host/storage/s3-client.ts';
-import { startLocalEndpoint } from '../lib/local/endpoint/index.ts';
 import type { DesiredJob } from '../lib/protocol/desired-state.ts';
 
 const { values } = parseArgs({
@@ -42,9 +45,23 @@ const MB = 1024 * 1024;
 const BUCKET = 'bench-checkpoints';
 const SIM_TRAINER = resolve(import.meta.dirname, '../agents/host/sim-trainer.mjs');
 const work = mkdtempSync(join(tmpdir(), 'tessera-ckpt-io-'));
-const endpoint = await startLocalEndpoint({ port: 0, dataDir: join(work, 'endpoint') });
+const endpointProcess = spawn(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    resolve(import.meta.dirname, '../lib/local/endpoint/main.ts'),
+    '--port',
+    '0',
+    '--data-dir',
+    join(work, 'endpoint'),
+  ],
+  { stdio: ['ignore', 'pipe', 'ignore'] },
+);
+const [firstOutput] = (await once(endpointProcess.stdout!, 'data')) as [Buffer];
+const endpointUrl = firstOutput.toString().trim().split('\n')[0]!;
 const client = createS3Client({
-  endpoint: endpoint.url,
+  endpoint: endpointUrl,
   region: 'us-east-1',
   credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
 });
@@ -198,6 +215,7 @@ try {
   }
 } finally {
   client.destroy();
-  await endpoint.stop();
+  endpointProcess.kill('SIGTERM');
+  await once(endpointProcess, 'exit');
   rmSync(work, { recursive: true, force: true });
 }
