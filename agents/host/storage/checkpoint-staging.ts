@@ -56,6 +56,8 @@ export class CheckpointStaging {
   private readonly listed = new Map<string, { step: number | null; at: number }>();
   private readonly listing = new Map<string, Promise<void>>();
   private readonly uploaded = new Map<string, number>();
+  /** `<root>#<step>` of every step uploaded, so a step reported twice (periodic + requested) goes up once. */
+  private readonly uploadedSteps = new Set<string>();
   private readonly uploads = new Map<string, Promise<unknown>>();
   private readonly downloads = new Map<string, Promise<void>>();
   private readonly rootsOfJob = new Map<string, Set<string>>();
@@ -181,6 +183,8 @@ export class CheckpointStaging {
   }
 
   private async uploadNow(staged: StagedStep): Promise<boolean> {
+    const key = `${staged.rootUri}#${staged.step}`;
+    if (this.uploadedSteps.has(key)) return true;
     const dir = this.localDir(staged.rootUri);
     const started = this.now();
     try {
@@ -195,6 +199,7 @@ export class CheckpointStaging {
       });
       return false;
     }
+    this.uploadedSteps.add(key);
     const before = this.uploaded.get(staged.rootUri) ?? -1;
     if (staged.step > before) this.uploaded.set(staged.rootUri, staged.step);
     this.removeOlderSteps(dir, Math.max(staged.step, before));

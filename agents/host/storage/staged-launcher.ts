@@ -22,7 +22,7 @@ export function stagedLauncher(
       const jobId = spec.env.TESSERA_JOB_ID;
       if (jobId) staging.register(jobId, rootUri);
       const local = { ...spec, env: { ...spec.env, TESSERA_CHECKPOINT_URI: staging.localUri(rootUri) } };
-      const resumeStep = Number(spec.env.TESSERA_RESUME_STEP ?? -1);
+      const resumeStep = Number.parseInt(spec.env.TESSERA_RESUME_STEP ?? '-1', 10);
       return new StagedWorker(
         spec.ref,
         staging.prepare(rootUri, resumeStep),

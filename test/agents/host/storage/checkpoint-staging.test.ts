@@ -67,15 +67,22 @@ describe('CheckpointStaging', () => {
 
   test('an uploaded step is confirmed and older local steps are removed; a failed upload confirms nothing', async () => {
     const dir = tempDir();
-    const staging = new CheckpointStaging({
-      store: fakeStore().store,
-      stateDir: dir.path,
-      listingTtlMs: 60_000,
-    });
+    const { store, calls } = fakeStore();
+    const staging = new CheckpointStaging({ store, stateDir: dir.path, listingTtlMs: 60_000 });
     writeLocalStep(staging, 10);
     writeLocalStep(staging, 20);
-    assert.equal(await staging.upload(staging.stagedStep(`${staging.localUri(URI)}/step-20`)!), true);
+    const step20 = staging.stagedStep(`${staging.localUri(URI)}/step-20`)!;
+    assert.equal(await staging.upload(step20), true);
+    assert.equal(
+      await staging.upload(step20),
+      true,
+      'reported again on the same boundary: not uploaded twice',
+    );
     assert.equal(staging.newestComplete(URI), 20);
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith('upload')),
+      ['upload 20'],
+    );
     assert.equal(existsSync(join(staging.localDir(URI), 'step-10')), false);
     assert.equal(existsSync(join(staging.localDir(URI), 'step-20', 'COMPLETE')), true);
 
