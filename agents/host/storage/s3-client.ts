@@ -14,6 +14,9 @@ export interface S3ClientOptions {
 export function createS3Client(options: S3ClientOptions = {}): S3Client {
   return new S3Client({
     maxAttempts: 5,
+    // A stuck request must not hold a job's exit forever (checkpoint confirmations wait for uploads); parts are
+    // at most 16 MiB, so a minute without progress means the request is lost, and the SDK retries it.
+    requestHandler: { connectionTimeout: 10_000, requestTimeout: 60_000 },
     ...(options.region ? { region: options.region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),

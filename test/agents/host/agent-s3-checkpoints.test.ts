@@ -59,11 +59,11 @@ const progressed = (harness: AgentHarness, generation: number, step: number) =>
   waitFor(
     () => harness.telemetry.ofType('progress').some((m) => m.jobGeneration === generation && m.step >= step),
     `generation ${generation} at step ${step}`,
-    15_000,
+    30_000,
   );
 
 test('sim trainer: resume through S3 after a rescale, a preemption, a migration and a Spot interruption', {
-  timeout: 60_000,
+  timeout: 120_000,
 }, async (t) => {
   const dir = tempDir('tessera-agent-s3-');
   const stepLog = join(dir.path, 'steps.log');
@@ -117,7 +117,7 @@ test('sim trainer: resume through S3 after a rescale, a preemption, a migration 
     const restart2 = await waitFor(
       () => a.telemetry.ofType('started').find((m) => m.jobGeneration === 2),
       'generation 2 started',
-      15_000,
+      30_000,
     );
     const confirmed1 = a.telemetry.ofType('checkpointed').find((m) => m.jobGeneration === 1)!;
     assert.equal(confirmed1.uri, `${uri}/step-${confirmed1.step}`, 'the confirmed checkpoint names S3');
@@ -135,11 +135,11 @@ test('sim trainer: resume through S3 after a rescale, a preemption, a migration 
     const stopped2 = await waitFor(
       () => a.telemetry.ofType('stopped').find((m) => m.jobGeneration === 2),
       'generation 2 preempted',
-      15_000,
+      30_000,
     );
     assert.equal(stopped2.reason, 'unassigned');
     assert.equal(await inS3(), stopped2.checkpointStep, 'the preemption checkpoint is the newest in S3');
-    await waitFor(() => !existsSync(stagedA), 'host A to drop its local copy', 5_000);
+    await waitFor(() => !existsSync(stagedA), 'host A to drop its local copy', 15_000);
     const port3 = await freePort();
     a.desired.set({
       hostId: 'host-a',
@@ -159,6 +159,7 @@ test('sim trainer: resume through S3 after a rescale, a preemption, a migration 
     const restart3 = await waitFor(
       () => a.telemetry.ofType('started').find((m) => m.jobGeneration === 3),
       'generation 3 started',
+      30_000,
     );
     assert.equal(restart3.resumeStep, stopped2.checkpointStep);
     await progressed(a, 3, restart3.resumeStep + 8);
@@ -168,7 +169,7 @@ test('sim trainer: resume through S3 after a rescale, a preemption, a migration 
     const stopped3 = await waitFor(
       () => a.telemetry.ofType('stopped').find((m) => m.jobGeneration === 3),
       'generation 3 stopped on A',
-      15_000,
+      30_000,
     );
     const port4 = await freePort();
     b.desired.set({
@@ -190,6 +191,7 @@ test('sim trainer: resume through S3 after a rescale, a preemption, a migration 
     const restart4 = await waitFor(
       () => b.telemetry.ofType('started').find((m) => m.jobGeneration === 4),
       'generation 4 started on B',
+      30_000,
     );
     assert.equal(restart4.resumeStep, stopped3.checkpointStep);
     await progressed(b, 4, restart4.resumeStep + 8);
@@ -200,7 +202,7 @@ test('sim trainer: resume through S3 after a rescale, a preemption, a migration 
     const interruption = await waitFor(
       () => b.telemetry.ofType('spotInterruption')[0],
       'the Spot report',
-      15_000,
+      30_000,
     );
     const spotStep = interruption.checkpoints.find((c) => c.jobId === JOB_ID)?.step;
     assert.ok(spotStep !== undefined && spotStep !== null && spotStep > restart4.resumeStep);
@@ -221,7 +223,7 @@ test('sim trainer: resume through S3 after a rescale, a preemption, a migration 
         }),
       ],
     });
-    const finished = await waitFor(() => a.telemetry.ofType('finished')[0], 'the job to finish', 20_000);
+    const finished = await waitFor(() => a.telemetry.ofType('finished')[0], 'the job to finish', 40_000);
     assert.deepEqual([finished.jobGeneration, finished.step], [5, TOTAL_STEPS]);
     t.diagnostic(
       `resumed at ${[restart2, restart3, restart4].map((m) => m.resumeStep).join(', ')}, ${spotStep} (of ${TOTAL_STEPS})`,
