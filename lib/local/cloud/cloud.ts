@@ -2,7 +2,8 @@
  * The local cloud: everything a deployed stack runs, on one machine. The local AWS-compatible endpoint holds the
  * stack's tables, queues, rules and launch templates (created from the synthesized template); the real Lambda
  * handlers run through the local runner, wired as deployed (SQS event source mappings, EventBridge rules, the
- * round schedule — fired every `roundSeconds` instead of every minute); the round's fleet stage launches
+ * round schedule — fired every `roundSeconds` instead of every minute); checkpoints go to the stack's bucket on the
+ * endpoint's S3, staged by each agent as on EC2; the round's fleet stage launches
  * instances on the EC2 shim, and each running instance gets a real host-agent process with simulated GPUs. The
  * API is served over HTTP with SigV4 (api-gateway.ts). State survives restarts in `stateDir`.
  */
@@ -10,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { buildAgent } from '../../../agents/host/build.ts';
 import { createAwsClients } from '../../aws/clients.ts';
@@ -125,10 +127,11 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
         sqs: clients.sqs,
         ec2: clients.ec2,
         events: endpoint.events,
+        s3: new S3Client({ endpoint: endpoint.url, region: REGION, credentials, forcePathStyle: true }),
       },
       { stackName: STACK, region: REGION, accountId: ACCOUNT },
     );
-    log('tables, queues, rules and launch templates ready');
+    log('tables, queues, rules, launch templates and buckets ready');
     const functions = resolveTemplateFunctions(template, resources, { region: REGION, accountId: ACCOUNT });
     const roundEnv = functions.functions.find((f) => f.kind === 'round')!.env;
     const fleet = {
@@ -148,7 +151,6 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
       maxBatchingWindowMs: 500,
       envOverrides: {
         round: {
-          [ENV.checkpointRoot]: `file://${join(stateDir, 'checkpoints')}`,
           [ENV.roundSeconds]: String(roundSeconds),
           [ENV.fleet]: JSON.stringify(fleet),
         },
