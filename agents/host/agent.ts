@@ -13,6 +13,8 @@ import { type Clock, systemClock } from './clock.ts';
 import type { GpuDiscovery, GpuSample } from './discovery/gpus.ts';
 import type { SpotNotice } from './discovery/imds.ts';
 import { errorMessage, type Logger, silentLogger } from './logger.ts';
+import type { ChunkLimits } from './logs/chunk-policy.ts';
+import { LogShipper, type LogSink } from './logs/log-shipper.ts';
 import { DesiredStateFormatError, type DesiredStateSource } from './ports/desired-state-source.ts';
 import type { TelemetrySink } from './ports/telemetry-sink.ts';
 import { ReportTail } from './process/report-tail.ts';
@@ -69,7 +71,13 @@ export interface AgentDependencies {
   logger?: Logger;
   /** Environment workers inherit (minus TESSERA_*); the agent's own by default. */
   workerEnv?: NodeJS.ProcessEnv;
+  /** Where worker output is shipped (logs/log-shipper.ts); none: it stays on the host only. */
+  logSink?: LogSink | null;
+  logLimits?: ChunkLimits;
 }
+
+/** Seconds a drain waits for the last log chunks to upload. */
+const LOG_FLUSH_ON_DRAIN_SECONDS = 10;
 
 interface WatchedWorker {
   handle: WorkerHandle;
@@ -106,6 +114,7 @@ export class HostAgent {
   private readonly statePath: string;
   private readonly logDir: string;
   private reconciler: Reconciler;
+  private readonly logs: LogShipper | null;
   private readonly workers = new Map<string, WatchedWorker>();
   private readonly timers: NodeJS.Timeout[] = [];
   private gpus: GpuSample[] = [];
@@ -130,6 +139,16 @@ export class HostAgent {
     );
     this.statePath = join(deps.stateDir, 'agent-state.json');
     this.logDir = join(deps.stateDir, 'logs');
+    this.logs = deps.logSink
+      ? new LogShipper({
+          sink: deps.logSink,
+          hostId: deps.hostId,
+          statePath: join(deps.stateDir, 'log-shipping.json'),
+          clock: this.clock,
+          logger: this.logger,
+          ...(deps.logLimits ? { limits: deps.logLimits } : {}),
+        })
+      : null;
     this.reconciler = this.newReconciler();
   }
 
@@ -159,6 +178,8 @@ export class HostAgent {
     this.gpus = await this.deps.gpus.sample();
     this.reconciler.observeGpuUtilization(this.gpus);
     this.restore();
+    // Runs whose worker ended while no agent watched: ship the rest of their output and close them.
+    this.logs?.exitedUnless(new Set(this.workers.keys()));
     this.push({
       type: 'register',
       hostId: this.deps.hostId,
@@ -192,6 +213,8 @@ export class HostAgent {
     this.checkEvacuation();
     // Killed workers need a moment to be reaped; never wait forever on an unkillable process.
     await this.evacuated(this.deps.timings.drainTimeoutMs + 5_000);
+    await this.logs?.flush(LOG_FLUSH_ON_DRAIN_SECONDS);
+    await this.logs?.stop();
     this.sendHeartbeat();
     this.stopTimers();
     this.persist();
@@ -211,6 +234,7 @@ export class HostAgent {
       worker.tail.close();
     }
     this.workers.clear();
+    await this.logs?.stop();
     await this.buffer.flush();
   }
 
@@ -235,6 +259,7 @@ export class HostAgent {
     }
     this.apply(this.reconciler.reconcile(this.clock.now()));
     this.checkEvacuation();
+    this.logs?.tick();
   }
 
   private async pollDesiredState(): Promise<void> {
@@ -411,6 +436,14 @@ export class HostAgent {
       sawFinished: false,
     };
     this.watch(effect.ref, worker);
+    this.logs?.track({
+      ref: effect.ref,
+      jobId: effect.job.jobId,
+      rank: effect.worker.rank,
+      jobGeneration: effect.job.jobGeneration,
+      stdoutPath,
+      stderrPath,
+    });
     this.logger.info('worker started', { ref: effect.ref, pid: handle.pid, resumeStep: effect.resumeStep });
   }
 
@@ -437,6 +470,7 @@ export class HostAgent {
     this.readReports(ref, worker, true); // the last lines (e.g. the checkpoint line) come before the exit
     worker.tail.close();
     this.workers.delete(ref);
+    this.logs?.exited(ref);
     const observed =
       worker.handle.exitObservable || exit.spawnError !== undefined ? exit : inferAdoptedExit(worker);
     this.logger.info('worker exited', { ref, pid: worker.handle.pid, ...observed });
@@ -482,9 +516,13 @@ export class HostAgent {
 
   private deleteLogs(jobId: string): void {
     const prefix = encodeURIComponent(`${jobId}/`);
+    // Output not yet shipped is deleted by the shipper once it is.
+    const unshipped = this.logs?.unshippedPaths(jobId) ?? new Set<string>();
+    this.logs?.release(jobId);
     try {
       for (const file of readdirSync(this.logDir)) {
-        if (file.startsWith(prefix)) rmSync(join(this.logDir, file), { force: true });
+        const path = join(this.logDir, file);
+        if (file.startsWith(prefix) && !unshipped.has(path)) rmSync(path, { force: true });
       }
     } catch (error) {
       this.logger.warn('could not delete worker logs', { jobId, error: errorMessage(error) });

@@ -17,10 +17,13 @@ import { NvidiaSmiDiscovery } from './discovery/nvidia-smi.ts';
 import { SimulatedGpuDiscovery } from './discovery/simulated-gpus.ts';
 import { Ec2TopologySource } from './discovery/topology.ts';
 import { errorMessage, jsonLogger, type Logger } from './logger.ts';
+import { DEFAULT_CHUNK_LIMITS } from './logs/chunk-policy.ts';
+import { S3LogSink } from './logs/s3-log-sink.ts';
 import { type DesiredStateSource, FileDesiredStateSource } from './ports/desired-state-source.ts';
 import { DynamoDbDesiredStateSource } from './ports/dynamodb-desired-state-source.ts';
 import { SqsTelemetrySink } from './ports/sqs-telemetry-sink.ts';
 import { JsonLinesTelemetrySink, type TelemetrySink } from './ports/telemetry-sink.ts';
+import { createS3Client } from './storage/s3-client.ts';
 
 const IDENTITY_ATTEMPTS = 5;
 
@@ -111,6 +114,12 @@ async function main(argv: string[]): Promise<void> {
     timings: config.timings,
     spotNotices: imds,
     logger,
+    ...(config.logs.kind === 's3'
+      ? {
+          logSink: new S3LogSink(createS3Client(config.aws), config.logs.bucket),
+          logLimits: { ...DEFAULT_CHUNK_LIMITS, flushSeconds: config.logs.flushSeconds },
+        }
+      : {}),
   };
   agent = new HostAgent(dependencies);
   const running = agent;
