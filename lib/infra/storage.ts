@@ -1,5 +1,6 @@
 /**
- * The S3 bucket for checkpoints (under `checkpoints/<jobId>/`) and the host agent bundle (under `agent/`):
+ * The S3 bucket for checkpoints (under `checkpoints/<jobId>/`), worker logs (under `jobs/<jobId>/logs/`, expired
+ * after `logRetentionDays`) and the host agent bundle (under `agent/`):
  * TLS only, encrypted, versioning off (checkpoints are immutable step directories), lifecycle rules expiring old
  * checkpoints and aborting stale multipart uploads; server access logs go to a second bucket. The agent bundle
  * is built with esbuild at synth time (agents/host/build.ts) and copied in by a BucketDeployment.
@@ -10,13 +11,19 @@ import { DockerImage, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { LOG_OBJECT_TAG } from '../protocol/log-chunk.ts';
 
 export const CHECKPOINT_PREFIX = 'checkpoints';
 export const AGENT_PREFIX = 'agent';
+/** Worker logs live under `jobs/<jobId>/logs/` (lib/protocol/log-chunk.ts). */
+export const JOBS_PREFIX = 'jobs';
+export const JOB_LOGS_PATTERN = `${JOBS_PREFIX}/*/logs/*`;
 
 export interface TesseraStorageProps {
   readonly repositoryRoot: string;
   readonly checkpointRetentionDays: number;
+  /** Days worker logs are kept. */
+  readonly logRetentionDays: number;
 }
 
 export class TesseraStorage extends Construct {
@@ -45,6 +52,14 @@ export class TesseraStorage extends Construct {
           id: 'expire-old-checkpoints',
           prefix: `${CHECKPOINT_PREFIX}/`,
           expiration: Duration.days(props.checkpointRetentionDays),
+        },
+        {
+          // Lifecycle filters take a prefix, not a wildcard: log chunks carry a tag, so the rule spares the
+          // checkpoints that share a job's `jobs/<jobId>/` prefix.
+          id: 'expire-job-logs',
+          prefix: `${JOBS_PREFIX}/`,
+          tagFilters: { [LOG_OBJECT_TAG.key]: LOG_OBJECT_TAG.value },
+          expiration: Duration.days(props.logRetentionDays),
         },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(2) },
       ],

@@ -8,6 +8,8 @@
 import { z } from 'zod';
 
 export const LOG_CHUNK_VERSION = 1;
+/** Every chunk object carries this tag: the bucket's lifecycle rule expires logs by it (filters know no wildcard). */
+export const LOG_OBJECT_TAG = { key: 'tessera-data', value: 'logs' } as const;
 export const LOG_STREAMS = ['stdout', 'stderr'] as const;
 export type LogStream = (typeof LOG_STREAMS)[number];
 

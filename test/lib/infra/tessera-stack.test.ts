@@ -218,8 +218,27 @@ describe('least privilege', () => {
   test('api', () => {
     assert.deepEqual(
       actions('api'),
-      sorted(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], sqsSend),
+      sorted(
+        ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        ['s3:GetObject', 's3:ListBucket'],
+        sqsSend,
+      ),
     );
+  });
+  test('api reads worker logs only: objects under jobs/*/logs/, listing only those prefixes', () => {
+    const s3 = grants('api').filter((g) => g.actions.some((a) => a.startsWith('s3:')));
+    const text = JSON.stringify(s3);
+    assert.equal(s3.length, 2);
+    assert.ok(text.includes('/jobs/*/logs/*'), text);
+    assert.ok(!/"s3:(PutObject|DeleteObject)"/.test(text));
+    const list = resources('AWS::IAM::Policy')
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
+      .find((s) => s.Sid === 'ListJobLogs');
+    assert.deepEqual(list?.Condition, { StringLike: { 's3:prefix': ['jobs/*/logs/', 'jobs/*/logs/*'] } });
+    const api = json.Resources[logicalId(stack.functions.api)]!.Properties;
+    assert.deepEqual((api.Environment as { Variables: Record<string, unknown> }).Variables[ENV.logsBucket], {
+      Ref: logicalId(stack.storage.bucket),
+    });
   });
   test('ingest', () => {
     assert.deepEqual(
@@ -436,7 +455,7 @@ describe('storage and alarms', () => {
     });
     assert.ok(bucket.LoggingConfiguration);
     const rules = (bucket.LifecycleConfiguration as { Rules: { Id: string }[] }).Rules.map((r) => r.Id);
-    assert.deepEqual(rules, ['expire-old-checkpoints', 'abort-incomplete-uploads']);
+    assert.deepEqual(rules, ['expire-old-checkpoints', 'expire-job-logs', 'abort-incomplete-uploads']);
     for (const [, p] of resources('AWS::S3::BucketPolicy'))
       assert.ok(JSON.stringify(p.Properties.PolicyDocument).includes('"aws:SecureTransport":"false"'));
   });

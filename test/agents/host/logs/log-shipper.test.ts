@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { LogShipper, type LogSink } from '../../../../agents/host/logs/log-shipper.ts';
 import { silentLogger } from '../../../../agents/host/logger.ts';
+import { LogShipper, type LogSink } from '../../../../agents/host/logs/log-shipper.ts';
 import { type LogChunk, logChunkSchema } from '../../../../lib/protocol/log-chunk.ts';
 import { tempDir } from '../helpers.ts';
 
