@@ -6,7 +6,7 @@
  * `drainSeconds` after the job turned terminal, with every line the host shipped before it died.
  */
 import type { LogLineView, LogPageView } from '../client/types.ts';
-import { isTerminal, type JobStatus } from '../core/model/job.ts';
+import { isTerminal } from '../core/model/job.ts';
 
 export interface FollowState {
   /** When (seconds) a page first showed the job terminal; null while it runs. */
@@ -21,7 +21,7 @@ export const nextFollowState = (
   now: number,
   options: { intervalSeconds: number; drainSeconds: number },
 ): { state: FollowState; stop: boolean } => {
-  if (!isTerminal(page.status as JobStatus)) return { state: FOLLOW_START, stop: false };
+  if (!isTerminal(page.status)) return { state: FOLLOW_START, stop: false };
   const since = state.terminalSince ?? now;
   const waited = now - since;
   const stop =

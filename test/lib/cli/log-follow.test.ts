@@ -15,7 +15,7 @@ test('follow goes on while the job runs, and stops one interval after it ended w
 
 test('a rank whose host died never drains: follow stops after the drain timeout', () => {
   let state = FOLLOW_START;
-  const page = { status: 'failed', more: false, drained: false };
+  const page = { status: 'failed' as const, more: false, drained: false };
   state = nextFollowState(state, page, 100, options).state;
   assert.equal(nextFollowState(state, page, 129, options).stop, false);
   assert.equal(nextFollowState(state, page, 130, options).stop, true);
