@@ -107,6 +107,7 @@ export class LogShipper {
       runStart: this.now(),
       offsets: { stdout: 0, stderr: 0 },
       nextSeq: 0,
+      uploading: null,
       exited: false,
       deleteWhenShipped: false,
     };
@@ -186,21 +187,25 @@ export class LogShipper {
     for (;;) {
       // An exited run is drained when a read finds nothing more: its last chunk is then the final one.
       const drained = this.read(run, exited) === 0 && exited;
-      const sizes = run.waiting.map((line) => line.bytes);
-      const due =
-        exited || (flushAll && sizes.length > 0)
-          ? true
-          : shouldCut({ sizes, oldestAt: run.waiting[0]?.at ?? null }, this.now(), this.limits);
-      if (!due || (!drained && sizes.length === 0)) return;
-      const count = linesInChunk(sizes, this.limits);
-      const final = drained && count === run.waiting.length;
-      if (!(await this.upload(run, count, final))) return;
+      const lines = this.nextChunk(run, exited || flushAll);
+      if (lines === null || (!drained && lines.length === 0)) return;
+      const final = drained && lines.length === run.waiting.length;
+      if (!(await this.upload(run, lines, final))) return;
       if (final) {
         this.finish(run);
         return;
       }
       if (!exited && run.waiting.length === 0) return;
     }
+  }
+
+  /** The lines of the next chunk if one is due: a chunk whose upload may have happened again as it was, else a new one. */
+  private nextChunk(run: LiveRun, now: boolean): WaitingLine[] | null {
+    const uploading = run.state.uploading;
+    if (uploading) return run.waiting.filter((line) => line.end <= uploading[line.stream]);
+    const sizes = run.waiting.map((line) => line.bytes);
+    const due = now || shouldCut({ sizes, oldestAt: run.waiting[0]?.at ?? null }, this.now(), this.limits);
+    return due ? run.waiting.slice(0, linesInChunk(sizes, this.limits)) : null;
   }
 
   /** Appends newly written lines to the run's waiting lines; returns how many. */
@@ -224,9 +229,14 @@ export class LogShipper {
     return added;
   }
 
-  private async upload(run: LiveRun, count: number, final: boolean): Promise<boolean> {
+  private async upload(run: LiveRun, lines: WaitingLine[], final: boolean): Promise<boolean> {
     const state = run.state;
-    const lines = run.waiting.slice(0, count);
+    const ends = { ...state.offsets };
+    for (const line of lines) ends[line.stream] = line.end;
+    if (!state.uploading) {
+      state.uploading = ends;
+      this.persist(); // before the upload: see ShippedRun.uploading
+    }
     const chunk: LogChunk = {
       version: LOG_CHUNK_VERSION,
       jobId: state.jobId,
@@ -255,9 +265,11 @@ export class LogShipper {
     }
     run.failures = 0;
     run.retryAt = 0;
-    for (const line of lines) state.offsets[line.stream] = line.end;
+    state.offsets = ends;
+    state.uploading = null;
     state.nextSeq++;
-    run.waiting.splice(0, count);
+    const shipped = new Set(lines);
+    run.waiting = run.waiting.filter((line) => !shipped.has(line));
     this.persist();
     return true;
   }

@@ -1,7 +1,8 @@
 /**
  * The log shipper's state on disk: for each worker run still being shipped, where its output files are and the
- * byte offset up to which each stream is in S3. Offsets only advance after an upload succeeded, so a restarted
- * agent re-reads exactly the lines not yet shipped (like the telemetry outbox). Written atomically.
+ * byte offset up to which each stream is in S3, and where the chunk being uploaded ends. Offsets only advance after
+ * an upload succeeded, so a restarted agent re-reads exactly the lines not yet shipped (like the telemetry outbox).
+ * Written atomically.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -18,6 +19,14 @@ export const shippedRunSchema = z.object({
   stderrPath: z.string(),
   offsets: z.object({ stdout: z.int().nonnegative(), stderr: z.int().nonnegative() }),
   nextSeq: z.int().nonnegative(),
+  /**
+   * Where chunk `nextSeq` ends in each stream, recorded before its upload: an agent that died during the upload
+   * cannot know whether it landed, so its successor uploads exactly these lines again under the same name.
+   */
+  uploading: z
+    .object({ stdout: z.int().nonnegative(), stderr: z.int().nonnegative() })
+    .nullable()
+    .default(null),
   /** The worker is gone: read partial last lines too and end with a final chunk. */
   exited: z.boolean(),
   /** The job was released: delete the output files once the final chunk is shipped. */

@@ -11,11 +11,14 @@ import { tempDir } from '../helpers.ts';
 class MemorySink implements LogSink {
   readonly objects = new Map<string, LogChunk>();
   failing = false;
+  /** The object is stored but the answer is lost (the agent cannot know it landed). */
+  answerLost = false;
   puts = 0;
   async put(key: string, body: string): Promise<void> {
     this.puts++;
     if (this.failing) throw new Error('S3 unavailable');
     this.objects.set(key, logChunkSchema.parse(JSON.parse(body)));
+    if (this.answerLost) throw new Error('connection reset');
   }
   chunks(): [string, LogChunk][] {
     return [...this.objects.entries()].sort(([a], [b]) => a.localeCompare(b));
@@ -130,8 +133,12 @@ test('a failed upload keeps its lines, backs off and retries; nothing lost, noth
     clock.t += 1;
     shipper.tick();
     await shipper.idle();
+    assert.deepEqual(sink.texts(), ['stdout:a', 'stdout:b'], 'the retry is the same chunk');
+    clock.t += 5;
+    shipper.tick();
+    await shipper.idle();
     assert.deepEqual(sink.texts(), ['stdout:a', 'stdout:b', 'stdout:c']);
-    assert.equal(sink.objects.size, 1);
+    assert.equal(sink.objects.size, 2);
   } finally {
     dir.cleanup();
   }
@@ -176,6 +183,40 @@ test('an agent that dies with lines read but not shipped: the next one ships the
     const chunks = sink.chunks();
     assert.equal(chunks.at(-1)![1].final, true);
     assert.deepEqual(second.refs(), [], 'the run is closed');
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test('an upload that landed unconfirmed before the agent died: its successor re-uploads those same lines under that name', async () => {
+  const dir = tempDir();
+  try {
+    const sink = new MemorySink();
+    const clock = { t: 1_700_000_000 };
+    const first = setup(dir.path, sink, clock);
+    first.track(run(dir.path));
+    writeFileSync(join(dir.path, 'out'), 'a\nb\n');
+    first.tick();
+    await first.idle();
+    clock.t += 5;
+    sink.answerLost = true;
+    first.tick();
+    await first.idle();
+    await first.stop(); // the agent dies not knowing chunk 0 landed
+    sink.answerLost = false;
+    appendFileSync(join(dir.path, 'out'), 'c\n');
+    const second = setup(dir.path, sink, clock);
+    second.exitedUnless(new Set());
+    await second.idle();
+    assert.deepEqual(
+      sink
+        .chunks()
+        .map(([key, chunk]) => [key.split('/').at(-1), chunk.lines.map((l) => l.text), chunk.final]),
+      [
+        ['1700000000.000-000000', ['a', 'b'], false],
+        ['1700000000.000-000001', ['c'], true],
+      ],
+    );
   } finally {
     dir.cleanup();
   }
