@@ -175,6 +175,7 @@ export class HostAgent {
 
   async start(): Promise<void> {
     mkdirSync(this.logDir, { recursive: true });
+    this.logs?.load();
     this.gpus = await this.deps.gpus.sample();
     this.reconciler.observeGpuUtilization(this.gpus);
     this.restore();

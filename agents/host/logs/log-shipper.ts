@@ -75,16 +75,20 @@ export class LogShipper {
 
   constructor(private readonly options: LogShipperOptions) {
     this.limits = options.limits ?? DEFAULT_CHUNK_LIMITS;
+  }
+
+  /** Takes over the runs a previous agent was shipping (at start: an agent object may be built long before). */
+  load(): void {
     let restored: ShippedRun[] = [];
     try {
-      restored = readShippingState(options.statePath);
+      restored = readShippingState(this.options.statePath);
     } catch (error) {
-      options.logger.error('log shipping state unreadable; starting without it', {
+      this.options.logger.error('log shipping state unreadable; starting without it', {
         error: errorMessage(error),
       });
     }
-    for (const state of restored) this.runs.set(state.ref, live(state));
-    if (restored.length > 0) options.logger.info('resuming log shipping', { runs: restored.length });
+    for (const state of restored) if (!this.runs.has(state.ref)) this.runs.set(state.ref, live(state));
+    if (restored.length > 0) this.options.logger.info('resuming log shipping', { runs: restored.length });
   }
 
   /** Refs of the runs not yet fully shipped. */

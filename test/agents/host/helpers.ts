@@ -214,6 +214,8 @@ export function agentHarness(options: {
   pids?: Set<number>;
   spotNotices?: ConstructorParameters<typeof HostAgent>[0]['spotNotices'];
   gpuCount?: number;
+  logSink?: ConstructorParameters<typeof HostAgent>[0]['logSink'];
+  logLimits?: ConstructorParameters<typeof HostAgent>[0]['logLimits'];
 }): AgentHarness {
   const { launcher, pids } = recordingLauncher(options.pids);
   const desired = options.desired ?? new InMemoryDesiredStateSource();
@@ -234,6 +236,8 @@ export function agentHarness(options: {
     timings: { ...FAST_TIMINGS, ...options.timings },
     launcher,
     spotNotices: options.spotNotices ?? null,
+    ...(options.logSink ? { logSink: options.logSink } : {}),
+    ...(options.logLimits ? { logLimits: options.logLimits } : {}),
   });
   return { agent, desired, telemetry, pids, stateDir: options.stateDir };
 }

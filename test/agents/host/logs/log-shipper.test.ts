@@ -170,6 +170,7 @@ test('an agent that dies with lines read but not shipped: the next one ships the
     sink.failing = false;
     appendFileSync(join(dir.path, 'out'), 'written while no agent ran\nlast words without newline');
     const second = setup(dir.path, sink, clock);
+    second.load();
     assert.deepEqual(second.refs(), ['job-a/g1/a1/r0']);
     second.exitedUnless(new Set()); // its worker is gone too
     await second.idle();
@@ -206,6 +207,7 @@ test('an upload that landed unconfirmed before the agent died: its successor re-
     sink.answerLost = false;
     appendFileSync(join(dir.path, 'out'), 'c\n');
     const second = setup(dir.path, sink, clock);
+    second.load();
     second.exitedUnless(new Set());
     await second.idle();
     assert.deepEqual(
