@@ -57,11 +57,19 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
     path: '/Fleet',
     id: 'AwsSolutions-IAM5',
     reason:
-      'GPU hosts write checkpoints under checkpoints/<jobId>/ for whichever jobs they run, and read the agent bundle under agent/; DescribeInstanceTopology supports no resource-level permissions.',
+      'GPU hosts write checkpoints under checkpoints/<jobId>/ and worker logs under jobs/<jobId>/logs/ for whichever jobs they run, and read the agent bundle under agent/; DescribeInstanceTopology supports no resource-level permissions.',
     appliesTo: [
       { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(checkpoints|agent)/\\*$/' },
+      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/jobs/\\*/logs/\\*$/' },
       'Resource::*',
     ],
+  },
+  {
+    path: '/Functions/Api/ServiceRole/DefaultPolicy/Resource',
+    id: 'AwsSolutions-IAM5',
+    reason:
+      'GET /jobs/{id}/logs reads the worker logs of any job of the caller (the handler checks the tenant): objects under jobs/<jobId>/logs/ only.',
+    appliesTo: [{ regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/jobs/\\*/logs/\\*$/' }],
   },
   {
     path: '/Api/Api/CloudWatchRole/Resource',
