@@ -30,8 +30,10 @@ export class LineReader {
 
   /** Lines from the offset up to the end of the file (or up to the read cap); `final` also returns a partial last line. */
   read(final: boolean): ReadLine[] {
-    const data = this.readFrom(this.readAt);
+    const { data, end } = this.readFrom(this.readAt);
     if (data.length === 0) return [];
+    // A partial last line is complete only at the end of the file, not where the read cap cut it.
+    const last = final && end;
     const lines: ReadLine[] = [];
     let start = 0;
     while (start < data.length) {
@@ -43,7 +45,7 @@ export class LineReader {
         start = cut;
         continue;
       }
-      if (newline === -1 && !final) break;
+      if (newline === -1 && !last) break;
       lines.push({
         text: data.toString('utf8', start, stop),
         end: this.readAt + Math.min(stop + 1, data.length),
@@ -55,22 +57,23 @@ export class LineReader {
     return lines;
   }
 
-  private readFrom(offset: number): Buffer {
+  /** Up to the read cap from `offset`; `end`: the read reached the end of the file. */
+  private readFrom(offset: number): { data: Buffer; end: boolean } {
     let fd: number;
     try {
       fd = openSync(this.path, 'r');
     } catch {
-      return Buffer.alloc(0); // not created yet, or already deleted
+      return { data: Buffer.alloc(0), end: true }; // not created yet, or already deleted
     }
     try {
       const buffer = Buffer.allocUnsafe(MAX_READ_BYTES);
       let length = 0;
       while (length < MAX_READ_BYTES) {
         const bytes = readSync(fd, buffer, length, MAX_READ_BYTES - length, offset + length);
-        if (bytes === 0) break;
+        if (bytes === 0) return { data: buffer.subarray(0, length), end: true };
         length += bytes;
       }
-      return buffer.subarray(0, length);
+      return { data: buffer.subarray(0, length), end: false };
     } finally {
       closeSync(fd);
     }

@@ -42,18 +42,20 @@ export class S3LogStore implements LogChunkStore {
   }
 
   async listChunks(jobId: string, rank: number, after: string | null, max: number): Promise<string[]> {
+    // No MaxKeys: S3's default page (1,000 keys) is cut here instead. A truncated listing makes the local S3
+    // (s3rver) build a DES continuation token, which Node's OpenSSL 3 refuses without its legacy provider (a 500).
     const page = await this.s3.send(
       new ListObjectsV2Command({
         Bucket: this.bucket,
         Prefix: rankLogsPrefix(jobId, rank),
-        MaxKeys: max,
         ...(after !== null ? { StartAfter: logChunkKey(jobId, rank, after) } : {}),
       }),
     );
-    return (page.Contents ?? []).flatMap((object) => {
+    const names = (page.Contents ?? []).flatMap((object) => {
       const parsed = parseLogChunkKey(jobId, object.Key ?? '');
       return parsed && parsed.rank === rank ? [parsed.name] : [];
     });
+    return names.slice(0, max);
   }
 
   async getChunk(jobId: string, rank: number, name: string): Promise<LogChunk | null> {

@@ -55,3 +55,19 @@ test('a line longer than the cap is cut into pieces without splitting a characte
     dir.cleanup();
   }
 });
+
+test('an exited writer’s backlog larger than one read: no line is cut where a read stops', () => {
+  const dir = tempDir();
+  try {
+    const path = join(dir.path, 'out');
+    const lines = Array.from({ length: 30_000 }, (_, i) => `line ${i} ${'x'.repeat(60)}`); // about 2 MiB
+    writeFileSync(path, `${lines.join('\n')}\nno newline at the end`);
+    const reader = new LineReader(path, 0);
+    const read: string[] = [];
+    for (let batch = reader.read(true); batch.length > 0; batch = reader.read(true))
+      read.push(...batch.map((l) => l.text));
+    assert.deepEqual(read, [...lines, 'no newline at the end']);
+  } finally {
+    dir.cleanup();
+  }
+});

@@ -68,7 +68,7 @@ const shipper = (clock: { t: number }, name: string) =>
     statePath: join(dir.path, `${name}-shipping.json`),
     clock: { now: () => clock.t * 1000 },
     logger: silentLogger,
-    limits: { flushSeconds: 5, maxBytes: 4096 },
+    limits: { flushSeconds: 5, maxBytes: 2048 }, // about 60 chunks per rank: more than a page reads
   });
 
 const worker = (jobId: string, rank: number) => ({
