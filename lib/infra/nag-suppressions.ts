@@ -57,9 +57,9 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
     path: '/Fleet',
     id: 'AwsSolutions-IAM5',
     reason:
-      'GPU hosts write checkpoints under checkpoints/<jobId>/ and worker logs under jobs/<jobId>/logs/ for whichever jobs they run, and read the agent bundle under agent/; DescribeInstanceTopology supports no resource-level permissions.',
+      'GPU hosts stage checkpoints under jobs/<jobId>/checkpoints/ and ship worker logs under jobs/<jobId>/logs/ for whichever jobs they run (IAM cannot name the jobs placed on an instance), and read the agent bundle under agent/; DescribeInstanceTopology supports no resource-level permissions.',
     appliesTo: [
-      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(checkpoints|agent)/\\*$/' },
+      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(jobs/\\*/checkpoints|agent)/\\*$/' },
       { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/jobs/\\*/logs/\\*$/' },
       'Resource::*',
     ],

@@ -1,6 +1,6 @@
 /**
- * The S3 bucket for checkpoints (under `checkpoints/<jobId>/`), worker logs (under `jobs/<jobId>/logs/`, expired
- * after `logRetentionDays`) and the host agent bundle (under `agent/`):
+ * The S3 bucket for job data (checkpoints under `jobs/<jobId>/checkpoints/step-<S>/`, worker logs under
+ * `jobs/<jobId>/logs/`) and the host agent bundle (under `agent/`):
  * TLS only, encrypted, versioning off (checkpoints are immutable step directories), lifecycle rules expiring old
  * checkpoints and aborting stale multipart uploads; server access logs go to a second bucket. The agent bundle
  * is built with esbuild at synth time (agents/host/build.ts) and copied in by a BucketDeployment.
@@ -13,10 +13,11 @@ import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { LOG_OBJECT_TAG } from '../protocol/log-chunk.ts';
 
-export const CHECKPOINT_PREFIX = 'checkpoints';
+/** Everything of one job lives under `jobs/<jobId>/`; its checkpoints under `jobs/<jobId>/checkpoints/`. */
+export const JOBS_PREFIX = 'jobs';
+export const CHECKPOINTS_OF_ANY_JOB = `${JOBS_PREFIX}/*/checkpoints/*`;
 export const AGENT_PREFIX = 'agent';
 /** Worker logs live under `jobs/<jobId>/logs/` (lib/protocol/log-chunk.ts). */
-export const JOBS_PREFIX = 'jobs';
 export const JOB_LOGS_PATTERN = `${JOBS_PREFIX}/*/logs/*`;
 
 export interface TesseraStorageProps {
@@ -49,13 +50,14 @@ export class TesseraStorage extends Construct {
       serverAccessLogsPrefix: 'bucket/',
       lifecycleRules: [
         {
-          id: 'expire-old-checkpoints',
-          prefix: `${CHECKPOINT_PREFIX}/`,
+          // Lifecycle filters match a key prefix only, so the rule covers every job's data under jobs/.
+          id: 'expire-old-job-data',
+          prefix: `${JOBS_PREFIX}/`,
           expiration: Duration.days(props.checkpointRetentionDays),
         },
         {
-          // Lifecycle filters take a prefix, not a wildcard: log chunks carry a tag, so the rule spares the
-          // checkpoints that share a job's `jobs/<jobId>/` prefix.
+          // Lifecycle filters take a prefix, not a wildcard: log chunks carry a tag. S3 applies the earliest of
+          // overlapping expirations, so logs go after min(logRetentionDays, checkpointRetentionDays).
           id: 'expire-job-logs',
           prefix: `${JOBS_PREFIX}/`,
           tagFilters: { [LOG_OBJECT_TAG.key]: LOG_OBJECT_TAG.value },
@@ -92,8 +94,9 @@ export class TesseraStorage extends Construct {
     });
   }
 
+  /** The round's checkpoint root: jobs checkpoint to `<root>/jobs/<jobId>/checkpoints`. */
   get checkpointRoot(): string {
-    return `s3://${this.bucket.bucketName}/${CHECKPOINT_PREFIX}`;
+    return `s3://${this.bucket.bucketName}`;
   }
 
   get agentAssetUri(): string {

@@ -213,6 +213,7 @@ export function agentHarness(options: {
   telemetry?: InMemoryTelemetrySink;
   pids?: Set<number>;
   spotNotices?: ConstructorParameters<typeof HostAgent>[0]['spotNotices'];
+  checkpointStaging?: ConstructorParameters<typeof HostAgent>[0]['checkpointStaging'];
   gpuCount?: number;
   logSink?: ConstructorParameters<typeof HostAgent>[0]['logSink'];
   logLimits?: ConstructorParameters<typeof HostAgent>[0]['logLimits'];
@@ -236,6 +237,7 @@ export function agentHarness(options: {
     timings: { ...FAST_TIMINGS, ...options.timings },
     launcher,
     spotNotices: options.spotNotices ?? null,
+    checkpointStaging: options.checkpointStaging ?? null,
     ...(options.logSink ? { logSink: options.logSink } : {}),
     ...(options.logLimits ? { logLimits: options.logLimits } : {}),
   });

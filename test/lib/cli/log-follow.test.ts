@@ -5,11 +5,26 @@ import { FOLLOW_START, formatLogLine, nextFollowState } from '../../../lib/cli/l
 const options = { intervalSeconds: 2, drainSeconds: 30 };
 
 test('follow goes on while the job runs, and stops one interval after it ended with its logs drained', () => {
-  const running = nextFollowState(FOLLOW_START, { status: 'running', more: false, drained: true }, 100, options);
+  const running = nextFollowState(
+    FOLLOW_START,
+    { status: 'running', more: false, drained: true },
+    100,
+    options,
+  );
   assert.equal(running.stop, false);
-  const ended = nextFollowState(running.state, { status: 'finished', more: false, drained: true }, 102, options);
+  const ended = nextFollowState(
+    running.state,
+    { status: 'finished', more: false, drained: true },
+    102,
+    options,
+  );
   assert.equal(ended.stop, false, 'the first terminal poll may precede the last chunk');
-  const again = nextFollowState(ended.state, { status: 'finished', more: false, drained: true }, 104, options);
+  const again = nextFollowState(
+    ended.state,
+    { status: 'finished', more: false, drained: true },
+    104,
+    options,
+  );
   assert.equal(again.stop, true);
 });
 
@@ -19,7 +34,11 @@ test('a rank whose host died never drains: follow stops after the drain timeout'
   state = nextFollowState(state, page, 100, options).state;
   assert.equal(nextFollowState(state, page, 129, options).stop, false);
   assert.equal(nextFollowState(state, page, 130, options).stop, true);
-  assert.equal(nextFollowState(state, { ...page, more: true }, 200, options).stop, false, 'lines still waiting');
+  assert.equal(
+    nextFollowState(state, { ...page, more: true }, 200, options).stop,
+    false,
+    'lines still waiting',
+  );
 });
 
 test('several ranks are labelled; stderr lines go to stderr', () => {

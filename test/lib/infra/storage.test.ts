@@ -32,5 +32,5 @@ test('worker logs expire after the configured days, by tag under jobs/ so checkp
     ExpirationInDays: 7,
     Status: 'Enabled',
   });
-  assert.equal(rules.find((r) => r.Id === 'expire-old-checkpoints')?.ExpirationInDays, 30);
+  assert.equal(rules.find((r) => r.Id === 'expire-old-job-data')?.ExpirationInDays, 30);
 });
