@@ -70,6 +70,15 @@ const jobWhen = (id: string, what: string, seconds: number, ok: (job: JobView) =
 
 const kinds = (job: JobView) => job.timeline.map((e) => e.kind);
 
+/**
+ * Processes of one simulated instance of this run: instance ids repeat from run to run, and other local clouds
+ * (other test runs on the machine) may have an instance of the same id.
+ */
+const processesOf = (host: string) => {
+  const ours = new Set(pidsWithEnv(MARK, mark));
+  return pidsWithEnv(INSTANCE_ENV, host).filter((pid) => ours.has(pid));
+};
+
 before(async () => {
   const started = Date.now();
   cloud = spawn(
@@ -186,9 +195,7 @@ test('an agent killed mid-run: its host is lost, the job is requeued and finishe
   );
   const hosts = running.allocation!.hosts.map((h) => h.hostId);
   const agents = hosts.flatMap((host) =>
-    pidsWithEnv(INSTANCE_ENV, host).filter((pid) =>
-      readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('agent.mjs'),
-    ),
+    processesOf(host).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('agent.mjs')),
   );
   assert.equal(agents.length, hosts.length, 'one agent per host of the job');
   for (const pid of agents) process.kill(pid, 'SIGKILL');
@@ -255,7 +262,7 @@ test('a host killed mid-run: the lines its agent shipped stay readable, also aft
     (await allLogLines(id)).some((l) => reportEvent(l.text) === 'progress') ? true : undefined,
   );
   // The whole host dies: its agent and its worker, nothing flushed on the way out.
-  signalAll(pidsWithEnv(INSTANCE_ENV, host), 'SIGKILL');
+  signalAll(processesOf(host), 'SIGKILL');
   const shipped = await allLogLines(id);
   assert.ok(shipped.length >= 2, `${shipped.length} lines shipped before the host died`);
   assert.equal((await client.logs(id)).drained, false, 'the dead worker never shipped a final chunk');
