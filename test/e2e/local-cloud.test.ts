@@ -262,7 +262,9 @@ test('a host killed mid-run: the lines its agent shipped stay readable, also aft
     (await allLogLines(id)).some((l) => reportEvent(l.text) === 'progress') ? true : undefined,
   );
   // The whole host dies: its agent and its worker, nothing flushed on the way out.
-  signalAll(processesOf(host), 'SIGKILL');
+  const workers = pidsWithEnv('TESSERA_JOB_ID', id); // workers do not inherit the instance mark
+  assert.equal(workers.length, 1, 'its one worker runs');
+  signalAll([...processesOf(host), ...workers], 'SIGKILL');
   const shipped = await allLogLines(id);
   assert.ok(shipped.length >= 2, `${shipped.length} lines shipped before the host died`);
   assert.equal((await client.logs(id)).drained, false, 'the dead worker never shipped a final chunk');
