@@ -2,6 +2,8 @@
 // credentials) and renders the summary, the charts (uPlot), the GPU map and the job list. No build step.
 
 const REFRESH_MS = 2000;
+/** Lines of worker output the job panel keeps (the newest). */
+const MAX_LOG_LINES = 500;
 const ACTIVE = new Set(['queued', 'running', 'checkpointing', 'suspended']);
 const state = { overview: undefined, selected: undefined, charts: {} };
 
@@ -47,6 +49,7 @@ async function refresh() {
     state.overview = await api('/api/overview');
     $('#error').textContent = '';
     render();
+    if (state.selected) refreshLogs();
     // Navigation start to the first complete render: what the browser test reports as the load time.
     if (performance.getEntriesByName('dashboard-ready').length === 0) performance.mark('dashboard-ready');
   } catch (error) {
@@ -285,13 +288,50 @@ function renderDetail() {
       { class: 'timeline' },
       ...timelineOf(job).map(([at, text]) => el('li', {}, at ? el('time', {}, when(at)) : '', text)),
     ),
+    el('h4', {}, 'Output'),
+    el('pre', { id: 'job-logs', class: 'logs' }),
   );
+  renderLogs();
+}
+
+/** Reads the selected job's new output (GET /jobs/{id}/logs from the last cursor) into the panel. */
+async function refreshLogs() {
+  const jobId = state.selected;
+  if (state.logs?.jobId !== jobId) state.logs = { jobId, cursor: undefined, lines: [], error: '' };
+  const logs = state.logs;
+  try {
+    for (let page = 0; page < 5; page++) {
+      const query = logs.cursor ? `?cursor=${encodeURIComponent(logs.cursor)}` : '';
+      const body = await api(`/api/jobs/${jobId}/logs${query}`);
+      if (state.logs !== logs) return; // another job was selected meanwhile
+      logs.lines.push(...body.lines);
+      logs.cursor = body.nextCursor;
+      if (!body.more) break;
+    }
+    logs.lines = logs.lines.slice(-MAX_LOG_LINES);
+    logs.error = '';
+  } catch (error) {
+    logs.error = error.message;
+  }
+  renderLogs();
+}
+
+function renderLogs() {
+  const pre = $('#job-logs');
+  const logs = state.logs;
+  if (!pre || !logs || logs.jobId !== state.selected) return;
+  const atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+  if (logs.error) pre.textContent = `logs unavailable: ${logs.error}`;
+  else if (logs.lines.length === 0) pre.textContent = 'no output shipped yet';
+  else pre.textContent = logs.lines.map((l) => `[rank ${l.rank}] ${l.text}`).join('\n');
+  if (atBottom) pre.scrollTop = pre.scrollHeight;
 }
 
 function select(jobId) {
   state.selected = jobId;
   renderJobs(state.overview.jobs);
   renderDetail();
+  refreshLogs();
 }
 
 async function cancel(jobId, button) {

@@ -19,6 +19,8 @@ import type { GpuDiscovery, GpuSample } from './discovery/gpus.ts';
 import type { SpotNotice } from './discovery/imds.ts';
 import { socketInterfaceEnv } from './discovery/network-interface.ts';
 import { errorMessage, type Logger, silentLogger } from './logger.ts';
+import type { ChunkLimits } from './logs/chunk-policy.ts';
+import { LogShipper, type LogSink } from './logs/log-shipper.ts';
 import { DesiredStateFormatError, type DesiredStateSource } from './ports/desired-state-source.ts';
 import type { TelemetrySink } from './ports/telemetry-sink.ts';
 import { ReportTail } from './process/report-tail.ts';
@@ -85,7 +87,13 @@ export interface AgentDependencies {
    * and the network interface that carries it (given to workers as GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME).
    */
   network?: { address: string; interfaceName: string | null };
+  /** Where worker output is shipped (logs/log-shipper.ts); none: it stays on the host only. */
+  logSink?: LogSink | null;
+  logLimits?: ChunkLimits;
 }
+
+/** Seconds a drain waits for the last log chunks to upload. */
+const LOG_FLUSH_ON_DRAIN_SECONDS = 10;
 
 interface WatchedWorker {
   handle: WorkerHandle;
@@ -122,6 +130,7 @@ export class HostAgent {
   private readonly statePath: string;
   private readonly logDir: string;
   private reconciler: Reconciler;
+  private readonly logs: LogShipper | null;
   private readonly workers = new Map<string, WatchedWorker>();
   private readonly timers: NodeJS.Timeout[] = [];
   private gpus: GpuSample[] = [];
@@ -154,6 +163,16 @@ export class HostAgent {
     );
     this.statePath = join(deps.stateDir, 'agent-state.json');
     this.logDir = join(deps.stateDir, 'logs');
+    this.logs = deps.logSink
+      ? new LogShipper({
+          sink: deps.logSink,
+          hostId: deps.hostId,
+          statePath: join(deps.stateDir, 'log-shipping.json'),
+          clock: this.clock,
+          logger: this.logger,
+          ...(deps.logLimits ? { limits: deps.logLimits } : {}),
+        })
+      : null;
     this.reconciler = this.newReconciler();
   }
 
@@ -180,9 +199,12 @@ export class HostAgent {
 
   async start(): Promise<void> {
     mkdirSync(this.logDir, { recursive: true });
+    this.logs?.load();
     this.gpus = await this.deps.gpus.sample();
     this.reconciler.observeGpuUtilization(this.gpus);
     this.restore();
+    // Runs whose worker ended while no agent watched: ship the rest of their output and close them.
+    this.logs?.exitedUnless(new Set(this.workers.keys()));
     this.push({
       type: 'register',
       hostId: this.deps.hostId,
@@ -218,6 +240,8 @@ export class HostAgent {
     this.checkEvacuation();
     // Killed workers need a moment to be reaped; never wait forever on an unkillable process.
     await this.evacuated(this.deps.timings.drainTimeoutMs + 5_000);
+    await this.logs?.flush(LOG_FLUSH_ON_DRAIN_SECONDS);
+    await this.logs?.stop();
     this.sendHeartbeat();
     this.stopTimers();
     this.persist();
@@ -237,6 +261,7 @@ export class HostAgent {
       worker.tail.close();
     }
     this.workers.clear();
+    await this.logs?.stop();
     await this.buffer.flush();
   }
 
@@ -261,6 +286,7 @@ export class HostAgent {
     }
     this.apply(this.reconciler.reconcile(this.clock.now()));
     this.checkEvacuation();
+    this.logs?.tick();
   }
 
   /** Report lines written so far by every worker, so the reconciler knows which have started. */
@@ -445,6 +471,14 @@ export class HostAgent {
       sawFinished: false,
     };
     this.watch(effect.ref, worker);
+    this.logs?.track({
+      ref: effect.ref,
+      jobId: effect.job.jobId,
+      rank: effect.worker.rank,
+      jobGeneration: effect.job.jobGeneration,
+      stdoutPath,
+      stderrPath,
+    });
     this.logger.info('worker started', { ref: effect.ref, pid: handle.pid, resumeStep: effect.resumeStep });
   }
 
@@ -477,6 +511,7 @@ export class HostAgent {
     this.readReports(ref, worker, true); // the last lines (e.g. the checkpoint line) come before the exit
     worker.tail.close();
     this.workers.delete(ref);
+    this.logs?.exited(ref);
     const observed =
       worker.handle.exitObservable || exit.spawnError !== undefined ? exit : inferAdoptedExit(worker);
     this.logger.info('worker exited', { ref, pid: worker.handle.pid, ...observed });
@@ -544,9 +579,13 @@ export class HostAgent {
 
   private deleteLogs(jobId: string): void {
     const prefix = encodeURIComponent(`${jobId}/`);
+    // Output not yet shipped is deleted by the shipper once it is.
+    const unshipped = this.logs?.unshippedPaths(jobId) ?? new Set<string>();
+    this.logs?.release(jobId);
     try {
       for (const file of readdirSync(this.logDir)) {
-        if (file.startsWith(prefix)) rmSync(join(this.logDir, file), { force: true });
+        const path = join(this.logDir, file);
+        if (file.startsWith(prefix) && !unshipped.has(path)) rmSync(path, { force: true });
       }
     } catch (error) {
       this.logger.warn('could not delete worker logs', { jobId, error: errorMessage(error) });

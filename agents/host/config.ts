@@ -20,6 +20,8 @@ export type TelemetryConfig =
   | { kind: 'sqs'; queueUrl: string }
   | { kind: 'jsonl'; path: string }
   | { kind: 'stdout' };
+/** Where worker output is shipped: an S3 bucket (chunks under jobs/<jobId>/logs/), or nowhere (host disk only). */
+export type LogsConfig = { kind: 's3'; bucket: string; flushSeconds: number } | { kind: 'none' };
 export type GpuConfig =
   | { kind: 'nvidia-smi'; command: string }
   | { kind: 'simulated'; count: number; type: string };
@@ -39,6 +41,7 @@ export interface AgentConfig {
   address: string | null;
   aws: { region?: string; endpoint?: string };
   timings: AgentTimings;
+  logs: LogsConfig;
 }
 
 export class ConfigError extends Error {}
@@ -95,6 +98,12 @@ const SETTINGS = {
     'desired-attribute',
     'DESIRED_ATTRIBUTE',
     'attribute holding the desired state (default desired)',
+  ),
+  logs: s('logs', 'LOGS', 'where worker stdout/stderr is shipped: s3://<bucket> or none (default none)'),
+  logFlushSeconds: s(
+    'log-flush-seconds',
+    'LOG_FLUSH_SECONDS',
+    'seconds a worker output line waits at most before its chunk is shipped (default 5)',
   ),
 } as const;
 
@@ -284,7 +293,23 @@ export function parseAgentConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     address: addressSetting?.value ?? null,
     aws,
     timings,
+    logs: parseLogs(read(SETTINGS.logs), read(SETTINGS.logFlushSeconds)),
   };
+}
+
+type Given = { value: string; source: string } | undefined;
+
+function parseLogs(setting: Given, flush: Given): LogsConfig {
+  let flushSeconds = 5;
+  if (flush) {
+    flushSeconds = Number(flush.value);
+    if (!Number.isFinite(flushSeconds) || flushSeconds <= 0)
+      throw new ConfigError(`${flush.source}: "${flush.value}" must be a number of seconds > 0`);
+  }
+  if (!setting || setting.value === 'none') return { kind: 'none' };
+  const bucket = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/?$/.exec(setting.value);
+  if (!bucket) throw new ConfigError(`${setting.source}: "${setting.value}" must be s3://<bucket> or none`);
+  return { kind: 's3', bucket: bucket[1]!, flushSeconds };
 }
 
 function parseDesiredState(

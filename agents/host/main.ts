@@ -18,6 +18,8 @@ import { NvidiaSmiDiscovery } from './discovery/nvidia-smi.ts';
 import { SimulatedGpuDiscovery } from './discovery/simulated-gpus.ts';
 import { Ec2TopologySource } from './discovery/topology.ts';
 import { errorMessage, jsonLogger, type Logger } from './logger.ts';
+import { DEFAULT_CHUNK_LIMITS } from './logs/chunk-policy.ts';
+import { S3LogSink } from './logs/s3-log-sink.ts';
 import { type DesiredStateSource, FileDesiredStateSource } from './ports/desired-state-source.ts';
 import { DynamoDbDesiredStateSource } from './ports/dynamodb-desired-state-source.ts';
 import { SqsTelemetrySink } from './ports/sqs-telemetry-sink.ts';
@@ -142,6 +144,12 @@ async function main(argv: string[]): Promise<void> {
     }),
     logger,
     ...(network ? { network } : {}),
+    ...(config.logs.kind === 's3'
+      ? {
+          logSink: new S3LogSink(createS3Client(config.aws), config.logs.bucket),
+          logLimits: { ...DEFAULT_CHUNK_LIMITS, flushSeconds: config.logs.flushSeconds },
+        }
+      : {}),
   };
   agent = new HostAgent(dependencies);
   const running = agent;

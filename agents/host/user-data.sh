@@ -8,6 +8,7 @@ HOSTS_TABLE='@@HOSTS_TABLE@@'
 TELEMETRY_QUEUE_URL='@@TELEMETRY_QUEUE_URL@@'
 AWS_REGION='@@AWS_REGION@@'
 HOST_ARN_PREFIX='@@HOST_ARN_PREFIX@@'  # arn:<partition>:ec2:<region>:<account>:instance/
+LOGS_BUCKET='@@LOGS_BUCKET@@'  # worker stdout/stderr are shipped to s3://<bucket>/jobs/<jobId>/logs/
 
 install_dir=/opt/tessera-agent
 exec > >(tee -a /var/log/tessera-agent-install.log) 2>&1
@@ -31,6 +32,7 @@ TESSERA_AGENT_MODE=ec2
 TESSERA_AGENT_DESIRED_STATE=dynamodb:${HOSTS_TABLE}
 TESSERA_AGENT_DESIRED_KEY=${HOST_ARN_PREFIX}${instance_id}
 TESSERA_AGENT_TELEMETRY=sqs:${TELEMETRY_QUEUE_URL}
+TESSERA_AGENT_LOGS=s3://${LOGS_BUCKET}
 AWS_REGION=${AWS_REGION}
 ENV
 

@@ -9,6 +9,7 @@ import httpErrorHandler from '@middy/http-error-handler';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ENV } from '../../lib/aws/environment.ts';
+import { S3LogStore } from '../../lib/aws/logs/s3-log-store.ts';
 import { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
 import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/function-deps.ts';
 import { isThrottling, route, throttled } from './routes.ts';
@@ -16,6 +17,8 @@ import { isThrottling, route, throttled } from './routes.ts';
 export const createApiHandler = (options: HandlerOptions) => {
   const deps = functionDeps('api', options);
   const schedulerEvents = new SchedulerEvents(deps.clients.sqs, deps.env[ENV.schedulerEventsQueueUrl]);
+  const logsBucket = deps.env[ENV.logsBucket];
+  const logs = logsBucket ? new S3LogStore(deps.clients.s3, logsBucket) : null;
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(injectLambdaContext(deps.logger))
     .use(logMetrics(deps.metrics))
@@ -28,7 +31,7 @@ export const createApiHandler = (options: HandlerOptions) => {
     )
     .handler(async (event) => {
       try {
-        return await route({ ...deps, schedulerEvents }, event);
+        return await route({ ...deps, schedulerEvents, logs }, event);
       } catch (error) {
         if (!isThrottling(error)) throw error;
         deps.logger.warn('throttled; answered 503 with Retry-After', { error: String(error) });

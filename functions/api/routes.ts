@@ -1,5 +1,6 @@
 /**
- * The API's routes: `POST /jobs`, `GET /jobs`, `GET /jobs/{id}`, `DELETE /jobs/{id}`, `GET /cluster`. The tenant
+ * The API's routes: `POST /jobs`, `GET /jobs`, `GET /jobs/{id}`, `GET /jobs/{id}/logs` (logs-route.ts),
+ * `DELETE /jobs/{id}`, `GET /cluster`. The tenant
  * is the IAM principal API Gateway authenticated; a tenant sees only its own jobs (another tenant's job is a 404,
  * so ids leak nothing). Bad input is a 400 whose body names every field and the rule it broke.
  */
@@ -7,6 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { InvalidCursorError } from '../../lib/aws/dynamo/pagination.ts';
 import { ACTIVE_JOB_STATUSES } from '../../lib/aws/items/job-item.ts';
 import { appendTimeline } from '../../lib/aws/items/job-timeline.ts';
+import type { LogChunkStore } from '../../lib/aws/logs/log-store.ts';
 import type { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
 import { ClientTokenConflictError, submitJob } from '../../lib/aws/submit-job.ts';
 import { RETENTION } from '../../lib/aws/tables.ts';
@@ -14,10 +16,13 @@ import { isTerminal, JOB_STATUSES, type JobStatus } from '../../lib/core/model/j
 import { type JobSpecIssue, parseJobSpecJson } from '../../lib/protocol/job-spec.ts';
 import type { FunctionDeps } from '../shared/function-deps.ts';
 import { detailsLogger } from '../shared/observability.ts';
+import { getLogs } from './logs-route.ts';
 import { hostView, jobView } from './views.ts';
 
 export interface ApiDeps extends FunctionDeps<'api'> {
   readonly schedulerEvents: SchedulerEvents;
+  /** Where worker logs are read from; null: the deployment stores none. */
+  readonly logs?: LogChunkStore | null;
 }
 
 const JOB_ID = /^job-[A-Za-z0-9-]{1,64}$/;
@@ -57,6 +62,8 @@ export const route = async (deps: ApiDeps, event: APIGatewayProxyEvent): Promise
       return list(deps, event, tenant);
     case 'GET /jobs/{id}':
       return withJobId(event, (jobId) => get(deps, jobId, tenant));
+    case 'GET /jobs/{id}/logs':
+      return withJobId(event, (jobId) => getLogs({ ...deps, logs: deps.logs ?? null }, event, jobId, tenant));
     case 'DELETE /jobs/{id}':
       return withJobId(event, (jobId) => cancel(deps, jobId, tenant));
     case 'GET /cluster':

@@ -1,6 +1,7 @@
 /** What the API returns for jobs and the cluster: plain JSON with ISO times, no internal bookkeeping. */
 import type { HostItem } from '../../lib/aws/items/host-item.ts';
 import type { JobItem } from '../../lib/aws/items/job-item.ts';
+import type { LogPage } from '../../lib/aws/logs/read-log-page.ts';
 import { allocationGpuCount } from '../../lib/core/model/plan.ts';
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -104,3 +105,17 @@ export const hostView = (host: HostItem) => {
     ...(host.appliedGeneration !== undefined ? { appliedGeneration: host.appliedGeneration } : {}),
   };
 };
+
+/**
+ * A page of a job's logs: lines (rank, `at` in seconds, stream, text), the cursor to read on from (also after the
+ * last page: polling with it returns what was written since), whether more lines wait now, and whether every
+ * rank's output is shipped to the end (with a terminal status: nothing more will come).
+ */
+export const logPageView = (jobId: string, status: JobItem['status'], page: LogPage) => ({
+  jobId,
+  status,
+  lines: page.lines,
+  nextCursor: page.cursor,
+  more: page.more,
+  drained: page.drained,
+});

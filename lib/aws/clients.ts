@@ -5,6 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV, type Env } from './environment.ts';
@@ -13,6 +14,7 @@ export interface AwsClients {
   readonly dynamodb: DynamoDBDocumentClient;
   readonly sqs: SQSClient;
   readonly ec2: EC2Client;
+  readonly s3: S3Client;
 }
 
 export interface ClientOptions {
@@ -45,5 +47,7 @@ export const createAwsClients = (options: ClientOptions = {}): AwsClients => {
     }),
     sqs: new SQSClient({ ...common, ...(options.endpoint ? { useQueueUrlAsEndpoint: false } : {}) }),
     ec2: new EC2Client(common),
+    // Path-style against a local endpoint: `<bucket>.localhost` names do not resolve.
+    s3: new S3Client({ ...common, ...(options.endpoint ? { forcePathStyle: true } : {}) }),
   };
 };

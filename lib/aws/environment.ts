@@ -25,6 +25,8 @@ export const ENV = {
   /** Set only locally: the AWS-compatible endpoint every client talks to. */
   endpoint: 'AWS_ENDPOINT_URL',
   region: 'AWS_REGION',
+  /** The bucket holding worker logs under `jobs/<jobId>/logs/` (read by the API). */
+  logsBucket: 'TESSERA_LOGS_BUCKET',
   /** `arn:<partition>:ec2:<region>:<account>:instance/`: keys of the hosts' desired-state copies (least privilege). */
   hostArnPrefix: 'TESSERA_HOST_ARN_PREFIX',
 } as const;
@@ -64,7 +66,11 @@ const fleetJson = z.string().transform((text, ctx) => {
 });
 
 const schemas = {
-  api: z.object({ ...tables, [ENV.schedulerEventsQueueUrl]: required }),
+  api: z.object({
+    ...tables,
+    [ENV.schedulerEventsQueueUrl]: required,
+    [ENV.logsBucket]: z.string().min(1).optional(),
+  }),
   ingest: z.object({
     ...tables,
     [ENV.schedulerEventsQueueUrl]: required,

@@ -1,5 +1,6 @@
 /**
- * The job commands, against the local cloud or a deployed stack: `submit`, `jobs`, `job`, `cancel`, `cluster`.
+ * The job commands, against the local cloud or a deployed stack: `submit`, `jobs`, `job`, `logs`, `cancel`,
+ * `cluster`.
  * Each takes `--endpoint`, `--stack`, `--region` and `--json`; failures print one clear line (or a JSON error
  * object with `--json`) and exit non-zero: 2 for a spec the schema rejects, 1 for anything else.
  */
@@ -10,7 +11,8 @@ import type { JobView } from '../client/types.ts';
 import { JOB_STATUSES, type JobStatus } from '../core/model/job.ts';
 import { readJobFile } from './job-file.ts';
 import { clusterSummary, jobDetails, jobsTable } from './job-format.ts';
-import { positiveNumber } from './options.ts';
+import { FOLLOW_START, formatLogLine, nextFollowState } from './log-follow.ts';
+import { nonNegativeInt, positiveNumber } from './options.ts';
 
 interface ConnectionOptions {
   endpoint?: string;
@@ -100,6 +102,22 @@ export const registerApiCommands = (program: Command): void => {
 
   withConnection(
     program
+      .command('logs')
+      .description('a job’s worker output (stdout and stderr of every rank), as shipped to the log store')
+      .argument('<id>', 'job id')
+      .option('--rank <n>', 'only this rank', nonNegativeInt)
+      .option('--follow', 'keep printing new lines until the job has ended and its logs are drained')
+      .option('--interval <seconds>', 'poll interval with --follow', positiveNumber, 2)
+      .option(
+        '--drain-timeout <seconds>',
+        'with --follow: stop this long after the job ended even if a rank never shipped its last chunk (its host died)',
+        positiveNumber,
+        30,
+      ),
+  ).action(guarded(showLogs));
+
+  withConnection(
+    program
       .command('cancel')
       .description('cancel jobs (running ones stop at the next round)')
       .argument('<ids...>', 'job ids'),
@@ -178,6 +196,38 @@ const showJob = async (id: string, options: ConnectionOptions) => {
   const job = await client.getJob(id);
   if (options.json) json({ job });
   else out(jobDetails(job, Date.now()));
+};
+
+const showLogs = async (
+  id: string,
+  options: ConnectionOptions & { rank?: number; follow?: boolean; interval: number; drainTimeout: number },
+) => {
+  const client = await connect(options);
+  let cursor: string | undefined;
+  let follow = FOLLOW_START;
+  for (;;) {
+    const page = await client.logs(id, {
+      ...(options.rank !== undefined ? { rank: options.rank } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const line of page.lines) {
+      if (options.json) json(line);
+      else {
+        const { text, stderr } = formatLogLine(line, options.rank === undefined);
+        (stderr ? process.stderr : process.stdout).write(`${text}\n`);
+      }
+    }
+    cursor = page.nextCursor;
+    if (page.more) continue;
+    if (!options.follow) return;
+    const next = nextFollowState(follow, page, Date.now() / 1000, {
+      intervalSeconds: options.interval,
+      drainSeconds: options.drainTimeout,
+    });
+    if (next.stop) return;
+    follow = next.state;
+    await new Promise((resolve) => setTimeout(resolve, options.interval * 1000));
+  }
 };
 
 const cancel = async (ids: string[], options: ConnectionOptions) => {

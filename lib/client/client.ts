@@ -9,7 +9,15 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { type EndpointOptions, resolveEndpoint, signingRegion } from './endpoint.ts';
 import { apiErrorFor, EndpointUnreachableError, NoCredentialsError } from './errors.ts';
-import type { ClusterView, JobPage, JobView, ListJobsOptions, SubmitResult } from './types.ts';
+import type {
+  ClusterView,
+  JobPage,
+  JobView,
+  ListJobsOptions,
+  LogPageView,
+  LogsOptions,
+  SubmitResult,
+} from './types.ts';
 
 export interface TesseraClientOptions {
   /** The API base URL (e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/v1/` or the local cloud's). */
@@ -78,6 +86,15 @@ export class TesseraClient {
   /** `GET /jobs/{id}`. */
   async getJob(jobId: string): Promise<JobView> {
     return (await this.request<{ job: JobView }>('GET', `jobs/${encodeURIComponent(jobId)}`)).job;
+  }
+
+  /** `GET /jobs/{id}/logs`: one page of the job's worker output; `nextCursor` reads on (and polls for more). */
+  logs(jobId: string, options: LogsOptions = {}): Promise<LogPageView> {
+    const query: Record<string, string> = {};
+    if (options.rank !== undefined) query.rank = String(options.rank);
+    if (options.cursor) query.cursor = options.cursor;
+    if (options.limit !== undefined) query.limit = String(options.limit);
+    return this.request<LogPageView>('GET', `jobs/${encodeURIComponent(jobId)}/logs`, { query });
   }
 
   /** `DELETE /jobs/{id}`: a waiting job is cancelled at once; a running one is stopped by the next round. */

@@ -1,5 +1,5 @@
 /** What the API returns: the handler's own view types, plus the wait fields the round adds when it knows them. */
-import type { hostView, jobView } from '../../functions/api/views.ts';
+import type { hostView, jobView, logPageView } from '../../functions/api/views.ts';
 import type { JobStatus } from '../core/model/job.ts';
 
 /** One entry of a job's timeline (the API shows times as ISO strings). */
@@ -42,6 +42,19 @@ export interface SubmitResult {
 export interface JobPage {
   readonly jobs: readonly JobView[];
   readonly nextToken?: string;
+}
+
+/** A page of a job's worker output (`GET /jobs/{id}/logs`). */
+export type LogPageView = ReturnType<typeof logPageView>;
+export type LogLineView = LogPageView['lines'][number];
+
+export interface LogsOptions {
+  /** Only this rank's output. */
+  readonly rank?: number;
+  /** Where the previous page ended (its `nextCursor`). */
+  readonly cursor?: string;
+  /** Lines per page (1–5000; default 1000). */
+  readonly limit?: number;
 }
 
 export interface ListJobsOptions {

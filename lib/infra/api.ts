@@ -20,6 +20,7 @@ export const API_ROUTES = [
   { method: 'POST', path: '/jobs' },
   { method: 'GET', path: '/jobs' },
   { method: 'GET', path: '/jobs/{id}' },
+  { method: 'GET', path: '/jobs/{id}/logs' },
   { method: 'DELETE', path: '/jobs/{id}' },
   { method: 'GET', path: '/cluster' },
 ] as const;
@@ -67,6 +68,15 @@ export class TesseraApi extends Construct {
     const idParameter = { 'method.request.path.id': true };
     job.addMethod('GET', integration, { ...options, requestParameters: idParameter });
     job.addMethod('DELETE', integration, { ...options, requestParameters: idParameter });
+    job.addResource('logs').addMethod('GET', integration, {
+      ...options,
+      requestParameters: {
+        ...idParameter,
+        'method.request.querystring.rank': false,
+        'method.request.querystring.cursor': false,
+        'method.request.querystring.limit': false,
+      },
+    });
     cluster.addMethod('GET', integration, options);
   }
 }

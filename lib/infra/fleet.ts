@@ -33,7 +33,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { AGENT_PREFIX, CHECKPOINTS_OF_ANY_JOB } from './storage.ts';
+import { AGENT_PREFIX, CHECKPOINTS_OF_ANY_JOB, JOB_LOGS_PATTERN } from './storage.ts';
 
 /** Public SSM parameter of the Deep Learning Base OSS Nvidia Driver AMI (Amazon Linux 2023, x86_64). */
 export const GPU_AMI_PARAMETER =
@@ -101,6 +101,7 @@ export class TesseraFleet extends Construct {
       TELEMETRY_QUEUE_URL: props.telemetry.queueUrl,
       AWS_REGION: Stack.of(this).region,
       HOST_ARN_PREFIX: hostArnPrefix(this),
+      LOGS_BUCKET: props.bucket.bucketName,
     });
     const image = MachineImage.fromSsmParameter(GPU_AMI_PARAMETER);
     this.families = props.instanceFamilies.map((family) => {
@@ -202,6 +203,14 @@ const grantHostPermissions = (role: Role, props: TesseraFleetProps) => {
       actions: ['s3:ListBucket'],
       resources: [props.bucket.bucketArn],
       conditions: { StringLike: { 's3:prefix': [CHECKPOINTS_OF_ANY_JOB, `${AGENT_PREFIX}/*`] } },
+    }),
+  );
+  role.addToPolicy(
+    new PolicyStatement({
+      // The agent ships worker output (tagged for the lifecycle rule) under jobs/<jobId>/logs/.
+      sid: 'ShipJobLogs',
+      actions: ['s3:PutObject', 's3:PutObjectTagging'],
+      resources: [props.bucket.arnForObjects(JOB_LOGS_PATTERN)],
     }),
   );
   role.addToPolicy(

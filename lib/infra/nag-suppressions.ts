@@ -57,11 +57,19 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
     path: '/Fleet',
     id: 'AwsSolutions-IAM5',
     reason:
-      'GPU hosts stage checkpoints under jobs/<jobId>/checkpoints/ for whichever jobs they run (IAM cannot name the jobs placed on an instance), and read the agent bundle under agent/; DescribeInstanceTopology supports no resource-level permissions.',
+      'GPU hosts stage checkpoints under jobs/<jobId>/checkpoints/ and ship worker logs under jobs/<jobId>/logs/ for whichever jobs they run (IAM cannot name the jobs placed on an instance), and read the agent bundle under agent/; DescribeInstanceTopology supports no resource-level permissions.',
     appliesTo: [
       { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(jobs/\\*/checkpoints|agent)/\\*$/' },
+      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/jobs/\\*/logs/\\*$/' },
       'Resource::*',
     ],
+  },
+  {
+    path: '/Functions/Api/ServiceRole/DefaultPolicy/Resource',
+    id: 'AwsSolutions-IAM5',
+    reason:
+      'GET /jobs/{id}/logs reads the worker logs of any job of the caller (the handler checks the tenant): objects under jobs/<jobId>/logs/ only.',
+    appliesTo: [{ regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/jobs/\\*/logs/\\*$/' }],
   },
   {
     path: '/Api/Api/CloudWatchRole/Resource',

@@ -20,6 +20,7 @@ export const CONTEXT_KEYS = {
   policy: 'tessera:policy',
   alarmEmail: 'tessera:alarmEmail',
   checkpointRetentionDays: 'tessera:checkpointRetentionDays',
+  logRetentionDays: 'tessera:logRetentionDays',
 } as const;
 
 /** Context values arrive as strings from `-c`, as JSON values from cdk.json: both are accepted. */
@@ -74,6 +75,11 @@ export const tesseraPropsSchema = z.object({
     .default('tessera'),
   alarmEmail: z.email('must be an e-mail address').optional(),
   checkpointRetentionDays: z.coerce
+    .number()
+    .int('must be a whole number of days')
+    .min(1, 'must be at least 1')
+    .default(30),
+  logRetentionDays: z.coerce
     .number()
     .int('must be a whole number of days')
     .min(1, 'must be at least 1')

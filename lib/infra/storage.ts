@@ -1,6 +1,6 @@
 /**
- * The S3 bucket for job data (checkpoints under `jobs/<jobId>/checkpoints/step-<S>/`) and the host agent bundle
- * (under `agent/`):
+ * The S3 bucket for job data (checkpoints under `jobs/<jobId>/checkpoints/step-<S>/`, worker logs under
+ * `jobs/<jobId>/logs/`) and the host agent bundle (under `agent/`):
  * TLS only, encrypted, versioning off (checkpoints are immutable step directories), lifecycle rules expiring old
  * checkpoints and aborting stale multipart uploads; server access logs go to a second bucket. The agent bundle
  * is built with esbuild at synth time (agents/host/build.ts) and copied in by a BucketDeployment.
@@ -11,15 +11,20 @@ import { DockerImage, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { LOG_OBJECT_TAG } from '../protocol/log-chunk.ts';
 
 /** Everything of one job lives under `jobs/<jobId>/`; its checkpoints under `jobs/<jobId>/checkpoints/`. */
 export const JOBS_PREFIX = 'jobs';
 export const CHECKPOINTS_OF_ANY_JOB = `${JOBS_PREFIX}/*/checkpoints/*`;
 export const AGENT_PREFIX = 'agent';
+/** Worker logs live under `jobs/<jobId>/logs/` (lib/protocol/log-chunk.ts). */
+export const JOB_LOGS_PATTERN = `${JOBS_PREFIX}/*/logs/*`;
 
 export interface TesseraStorageProps {
   readonly repositoryRoot: string;
   readonly checkpointRetentionDays: number;
+  /** Days worker logs are kept. */
+  readonly logRetentionDays: number;
 }
 
 export class TesseraStorage extends Construct {
@@ -49,6 +54,14 @@ export class TesseraStorage extends Construct {
           id: 'expire-old-job-data',
           prefix: `${JOBS_PREFIX}/`,
           expiration: Duration.days(props.checkpointRetentionDays),
+        },
+        {
+          // Lifecycle filters take a prefix, not a wildcard: log chunks carry a tag. S3 applies the earliest of
+          // overlapping expirations, so logs go after min(logRetentionDays, checkpointRetentionDays).
+          id: 'expire-job-logs',
+          prefix: `${JOBS_PREFIX}/`,
+          tagFilters: { [LOG_OBJECT_TAG.key]: LOG_OBJECT_TAG.value },
+          expiration: Duration.days(props.logRetentionDays),
         },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(2) },
       ],

@@ -24,7 +24,7 @@ import { FUNCTION_SETTINGS, TesseraFunctions } from './functions.ts';
 import { applyNagSuppressions } from './nag-suppressions.ts';
 import { instanceTypesOf, type TesseraSettings } from './props.ts';
 import { TesseraQueues } from './queues.ts';
-import { TesseraStorage } from './storage.ts';
+import { JOB_LOGS_PATTERN, JOBS_PREFIX, TesseraStorage } from './storage.ts';
 import { TesseraTables } from './tables.ts';
 
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -63,6 +63,7 @@ export class TesseraStack extends Stack {
     this.storage = new TesseraStorage(this, 'Storage', {
       repositoryRoot: root,
       checkpointRetentionDays: settings.checkpointRetentionDays,
+      logRetentionDays: settings.logRetentionDays,
     });
     this.fleet = new TesseraFleet(this, 'Fleet', {
       repositoryRoot: root,
@@ -99,7 +100,7 @@ export class TesseraStack extends Stack {
       repositoryRoot: root,
       perfDataDir: props.perfDataDir ?? resolveDataDir(),
       environment: {
-        api: { ...tableEnv, ...events },
+        api: { ...tableEnv, ...events, [ENV.logsBucket]: this.storage.bucket.bucketName },
         ingest: { ...tableEnv, ...events, [ENV.submissionsDlqUrl]: q.submissionsDlq.queueUrl },
         round: {
           ...tableEnv,
@@ -219,6 +220,12 @@ export class TesseraStack extends Stack {
     allow(fns.api, 'HostIndex', ['dynamodb:Query'], [index(t.hosts, HOSTS_TABLE.indexes.byState.name)]);
     allow(fns.api, 'SchedulerState', ['dynamodb:GetItem'], [t.schedulerState.tableArn]);
     q.schedulerEvents.grantSendMessages(fns.api);
+    // Worker logs: list a job's chunks and read them, nothing else of the bucket.
+    const bucket = this.storage.bucket;
+    allow(fns.api, 'ReadJobLogs', ['s3:GetObject'], [bucket.arnForObjects(JOB_LOGS_PATTERN)]);
+    allow(fns.api, 'ListJobLogs', ['s3:ListBucket'], [bucket.bucketArn], {
+      StringLike: { 's3:prefix': [`${JOBS_PREFIX}/*/logs/`, JOB_LOGS_PATTERN] },
+    });
 
     // ingest
     allow(fns.ingest, 'Jobs', ['dynamodb:GetItem', 'dynamodb:PutItem'], [t.jobs.tableArn]);

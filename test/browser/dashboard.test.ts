@@ -3,11 +3,15 @@
 // appears, starts after a round, and is cancelled from the dashboard's Cancel button; then the page's load time
 // with 1,000 jobs is measured. Screenshots go to test-output/ (git-ignored).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { silentLogger } from '../../agents/host/logger.ts';
+import { LogShipper } from '../../agents/host/logs/log-shipper.ts';
+import { S3LogSink } from '../../agents/host/logs/s3-log-sink.ts';
+import { ENV } from '../../lib/aws/environment.ts';
 import { type Dashboard, runnerApiCaller, startDashboard } from '../../lib/local/dashboard/index.ts';
 import { sqsEvent } from '../../lib/local/runner/index.ts';
 import {
@@ -117,6 +121,49 @@ describe('dashboard in Chromium', {
     assert.equal(await page.locator('.host[data-host="host-dash"] .gpu.busy').count(), 0);
     await page.screenshot({ path: join(OUTPUT, 'dashboard-cancelled.png'), fullPage: true });
     await page.close();
+  });
+
+  test('the job panel shows the job’s worker output from the log store, and what is shipped later', async () => {
+    const jobId: string = (await submit(cp, jobDocument({ clientToken: 'dash-logs', name: 'talker' }))).body
+      .job.jobId;
+    const logDir = mkdtempSync(join(tmpdir(), 'tessera-dash-logs-'));
+    const shipper = new LogShipper({
+      sink: new S3LogSink(cp.clients.s3, cp.runner.environment('api')[ENV.logsBucket]!),
+      hostId: 'host-dash',
+      statePath: join(logDir, 'shipping.json'),
+      clock: { now: () => Date.now() },
+      logger: silentLogger,
+    });
+    const ref = `${jobId}/g1/a1/r0`;
+    const stdoutPath = join(logDir, 'out');
+    const stderrPath = join(logDir, 'err');
+    writeFileSync(stdoutPath, 'epoch 1 loss 2.31\n');
+    writeFileSync(stderrPath, '');
+    shipper.track({ ref, jobId, rank: 0, jobGeneration: 1, stdoutPath, stderrPath });
+    try {
+      assert.equal(await shipper.flush(5), true);
+      const page = await browser.newPage();
+      await page.goto(dashboard.url);
+      await rowOf(page, jobId).click();
+      const logs = page.locator('#job-logs');
+      await eventually(
+        async () => ((await text(logs)).includes('[rank 0] epoch 1 loss 2.31') ? true : undefined),
+        'the first line in the panel',
+        10_000,
+      );
+      appendFileSync(stdoutPath, 'epoch 2 loss 1.87\n');
+      assert.equal(await shipper.flush(5), true);
+      await eventually(
+        async () => ((await text(logs)).includes('[rank 0] epoch 2 loss 1.87') ? true : undefined),
+        'the next line, read from the cursor',
+        10_000,
+      );
+      assert.equal((await text(logs)).match(/epoch 1/g)?.length, 1, 'earlier lines are not repeated');
+      await page.screenshot({ path: join(OUTPUT, 'dashboard-logs.png'), fullPage: true });
+      await page.close();
+    } finally {
+      rmSync(logDir, { recursive: true, force: true });
+    }
   });
 
   test('loads in at most a second with 1,000 jobs', async () => {

@@ -1,7 +1,8 @@
 // The whole system through its real parts: `tessera local` as a process (local AWS endpoint with DynamoDB Local,
 // the real Lambda handlers, the EC2 shim, host-agent processes, simulated trainers), driven by the real CLI.
 // A job is submitted from a YAML file and finishes on an instance the fleet launched; a running job is cancelled;
-// an agent is killed mid-run and its job is requeued and finishes elsewhere; SIGINT leaves no process behind.
+// an agent is killed mid-run and its job is requeued and finishes elsewhere; a job's output is read with
+// `tessera logs`, also after its host died; SIGINT leaves no process behind.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,7 +15,7 @@ import { ListBucketsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/cli
 import { TesseraClient } from '../../lib/client/index.ts';
 import type { JobView } from '../../lib/client/types.ts';
 import { SIM_TRAINER } from '../../lib/local/cloud/demo-workload.ts';
-import { INSTANCE_ENV, pidsWithEnv } from '../../lib/local/cloud/process-marks.ts';
+import { INSTANCE_ENV, pidsWithEnv, signalAll } from '../../lib/local/cloud/process-marks.ts';
 
 const CLI = join(import.meta.dirname, '../../bin/tessera-cli.mjs');
 const MARK = 'TESSERA_E2E_MARK';
@@ -70,6 +71,15 @@ const jobWhen = (id: string, what: string, seconds: number, ok: (job: JobView) =
   });
 
 const kinds = (job: JobView) => job.timeline.map((e) => e.kind);
+
+/**
+ * Processes of one simulated instance of this run: instance ids repeat from run to run, and other local clouds
+ * (other test runs on the machine) may have an instance of the same id.
+ */
+const processesOf = (host: string) => {
+  const ours = new Set(pidsWithEnv(MARK, mark));
+  return pidsWithEnv(INSTANCE_ENV, host).filter((pid) => ours.has(pid));
+};
 
 before(async () => {
   const started = Date.now();
@@ -234,9 +244,7 @@ test('an agent killed mid-run: its host is lost, the job is requeued and finishe
   );
   const hosts = running.allocation!.hosts.map((h) => h.hostId);
   const agents = hosts.flatMap((host) =>
-    pidsWithEnv(INSTANCE_ENV, host).filter((pid) =>
-      readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('agent.mjs'),
-    ),
+    processesOf(host).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('agent.mjs')),
   );
   assert.equal(agents.length, hosts.length, 'one agent per host of the job');
   for (const pid of agents) process.kill(pid, 'SIGKILL');
@@ -256,6 +264,72 @@ test('an agent killed mid-run: its host is lost, the job is requeued and finishe
   );
   const text = await cli('job', id);
   assert.match(text, /requeued\s+host i-\w+ is lost/);
+});
+
+/** Every line of a job's logs, page after page (the client as the CLI uses it). */
+const allLogLines = async (id: string) => {
+  const lines: { rank: number; stream: string; text: string }[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await client.logs(id, cursor ? { cursor } : {});
+    lines.push(...page.lines);
+    cursor = page.nextCursor;
+    if (!page.more) return lines;
+  }
+};
+const reportEvent = (text: string) => (JSON.parse(text) as { event: string }).event;
+
+test('tessera logs: a job’s output through the CLI, followed until the job ended and its logs drained', async () => {
+  const id: string = JSON.parse(await cli('submit', jobFile('talker', 40), '--json')).job.jobId;
+  const followed = (await cli('logs', id, '--follow', '--json', '--interval', '1'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { rank: number; stream: string; text: string; at: number });
+  assert.equal((await client.getJob(id)).status, 'finished', 'follow returns once the job ended');
+  const events = followed.map((l) => reportEvent(l.text));
+  assert.equal(events[0], 'started');
+  assert.equal(events.at(-1), 'finished');
+  assert.ok(events.includes('progress'));
+  assert.ok(followed.every((l) => l.rank === 0 && l.stream === 'stdout'));
+  const plain = (await cli('logs', id, '--rank', '0')).trim().split('\n');
+  assert.deepEqual(
+    plain,
+    followed.map((l) => l.text),
+  );
+});
+
+test('a host killed mid-run: the lines its agent shipped stay readable, also after the job finished elsewhere', async () => {
+  const id: string = JSON.parse(await cli('submit', jobFile('witness', 300), '--json')).job.jobId;
+  const running = await jobWhen(
+    id,
+    'the job to make progress',
+    60,
+    (j) => j.status === 'running' && j.progress >= 20,
+  );
+  const host = running.allocation!.hosts[0]!.hostId;
+  await waitFor('progress lines shipped', 20, async () =>
+    (await allLogLines(id)).some((l) => reportEvent(l.text) === 'progress') ? true : undefined,
+  );
+  // The whole host dies: its agent and its worker, nothing flushed on the way out.
+  const workers = pidsWithEnv('TESSERA_JOB_ID', id); // workers do not inherit the instance mark
+  assert.equal(workers.length, 1, 'its one worker runs');
+  signalAll([...processesOf(host), ...workers], 'SIGKILL');
+  const shipped = await allLogLines(id);
+  assert.ok(shipped.length >= 2, `${shipped.length} lines shipped before the host died`);
+  assert.equal((await client.logs(id)).drained, false, 'the dead worker never shipped a final chunk');
+  const done = await jobWhen(
+    id,
+    'the requeued job to finish',
+    120,
+    (j) => j.status === 'finished' || j.status === 'failed',
+  );
+  assert.equal(done.status, 'finished', done.failureReason);
+  const all = await waitFor('the second run’s last line', 20, async () => {
+    const lines = await allLogLines(id);
+    return reportEvent(lines.at(-1)!.text) === 'finished' ? lines : undefined;
+  });
+  assert.deepEqual(all.slice(0, shipped.length), shipped, 'the dead host’s lines first, unchanged');
+  assert.equal(all.filter((l) => reportEvent(l.text) === 'started').length, 2, 'both runs of rank 0');
 });
 
 test('SIGINT stops every process the local cloud started', async () => {

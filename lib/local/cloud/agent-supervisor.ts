@@ -23,6 +23,8 @@ export interface AgentSupervisorOptions {
   readonly region: string;
   readonly hostsTable: string;
   readonly telemetryQueueUrl: string;
+  /** The bucket agents ship worker output to (through the endpoint's S3); none: logs stay on the host. */
+  readonly logsBucket?: string;
   readonly bus: LocalEventBus;
   readonly instances: () => readonly Instance[];
   /** Seconds an agent may take to drain on SIGTERM before it and its workers are killed. */
@@ -92,6 +94,7 @@ export class AgentSupervisor {
         '--checkpoint-timeout-ms=15000',
         `--drain-timeout-ms=${(o.drainSeconds ?? 10) * 1000}`,
         '--backoff-base-ms=1000',
+        ...(o.logsBucket ? [`--logs=s3://${o.logsBucket}`, '--log-flush-seconds=1'] : []),
       ],
       {
         cwd: fileURLToPath(new URL('../../../', import.meta.url)),

@@ -183,6 +183,7 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
       region: REGION,
       hostsTable: tableNames(runner.environment('round')).hosts,
       telemetryQueueUrl: telemetryQueue!.url!,
+      logsBucket: runner.environment('api')[ENV.logsBucket],
       bus: endpoint.events,
       instances: () => endpoint.ec2.instances(),
       log,

@@ -10,7 +10,7 @@ import type { LocalLambdaRunner } from '../runner/local-runner.ts';
 
 export interface ApiRequest {
   readonly method: 'GET' | 'POST' | 'DELETE';
-  /** `/jobs`, `/jobs/<id>` or `/cluster`. */
+  /** `/jobs`, `/jobs/<id>`, `/jobs/<id>/logs` or `/cluster`. */
   readonly path: string;
   readonly query?: Readonly<Record<string, string>>;
   readonly body?: string;
@@ -25,8 +25,12 @@ export type ApiCaller = (request: ApiRequest) => Promise<ApiResponse>;
 
 /** API Gateway's resource template for a path, and its path parameters. */
 export const resourceOf = (path: string): { resource: string; pathParameters?: Record<string, string> } => {
-  const job = /^\/jobs\/([^/]+)$/.exec(path);
-  if (job) return { resource: '/jobs/{id}', pathParameters: { id: decodeURIComponent(job[1]!) } };
+  const job = /^\/jobs\/([^/]+)(\/logs)?$/.exec(path);
+  if (job)
+    return {
+      resource: job[2] ? '/jobs/{id}/logs' : '/jobs/{id}',
+      pathParameters: { id: decodeURIComponent(job[1]!) },
+    };
   return { resource: path };
 };
 

@@ -7,6 +7,7 @@
  *   GET    /api/overview          cluster, every visible job, the snapshot series — one round trip per refresh
  *   GET    /api/jobs/<id>         one job
  *   DELETE /api/jobs/<id>         cancel it (the API's DELETE /jobs/{id})
+ *   GET    /api/jobs/<id>/logs    a page of its worker output (the API's GET /jobs/{id}/logs: cursor, rank, limit)
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -132,6 +133,16 @@ export const startDashboard = async (options: DashboardOptions): Promise<Dashboa
     const job = /^\/api\/jobs\/(job-[A-Za-z0-9-]{1,64})$/.exec(url.pathname);
     if (job && req.method === 'GET') {
       const r = await options.api({ method: 'GET', path: `/jobs/${job[1]}` });
+      return send(res, r.status, r.body);
+    }
+    const logs = /^\/api\/jobs\/(job-[A-Za-z0-9-]{1,64})\/logs$/.exec(url.pathname);
+    if (logs && req.method === 'GET') {
+      const query: Record<string, string> = {};
+      for (const name of ['cursor', 'rank', 'limit']) {
+        const value = url.searchParams.get(name);
+        if (value !== null) query[name] = value;
+      }
+      const r = await options.api({ method: 'GET', path: `/jobs/${logs[1]}/logs`, query });
       return send(res, r.status, r.body);
     }
     if (job && req.method === 'DELETE') {

@@ -98,6 +98,16 @@ describe('parseAgentConfig', () => {
         { TESSERA_AGENT_ADDRESS: 'tcp://10.0.0.1' },
         /TESSERA_AGENT_ADDRESS: "tcp:\/\/10.0.0.1" must be an IP address or host name/,
       ],
+      [
+        ['--mode', 'local', '--desired-state', 'file:x', '--logs', 'bucket'],
+        {},
+        /--logs: "bucket" must be s3:\/\/<bucket> or none/,
+      ],
+      [
+        ['--mode', 'local', '--desired-state', 'file:x'],
+        { TESSERA_AGENT_LOGS: 's3://b1', TESSERA_AGENT_LOG_FLUSH_SECONDS: '0' },
+        /TESSERA_AGENT_LOG_FLUSH_SECONDS: "0" must be a number of seconds > 0/,
+      ],
     ];
     for (const [argv, env, pattern] of bad) {
       assert.throws(
@@ -106,5 +116,19 @@ describe('parseAgentConfig', () => {
         argv.join(' '),
       );
     }
+  });
+
+  test('worker logs: none by default, or an S3 bucket with a flush interval', () => {
+    const base = ['--mode', 'local', '--desired-state', 'file:x'];
+    assert.deepEqual(parseAgentConfig(base, {}).logs, { kind: 'none' });
+    assert.deepEqual(
+      parseAgentConfig([...base, '--logs', 's3://tessera-bucket-1', '--log-flush-seconds', '0.5'], {}).logs,
+      { kind: 's3', bucket: 'tessera-bucket-1', flushSeconds: 0.5 },
+    );
+    assert.deepEqual(parseAgentConfig(base, { TESSERA_AGENT_LOGS: 's3://b12/' }).logs, {
+      kind: 's3',
+      bucket: 'b12',
+      flushSeconds: 5,
+    });
   });
 });

@@ -215,6 +215,8 @@ export function agentHarness(options: {
   spotNotices?: ConstructorParameters<typeof HostAgent>[0]['spotNotices'];
   checkpointStaging?: ConstructorParameters<typeof HostAgent>[0]['checkpointStaging'];
   gpuCount?: number;
+  logSink?: ConstructorParameters<typeof HostAgent>[0]['logSink'];
+  logLimits?: ConstructorParameters<typeof HostAgent>[0]['logLimits'];
 }): AgentHarness {
   const { launcher, pids } = recordingLauncher(options.pids);
   const desired = options.desired ?? new InMemoryDesiredStateSource();
@@ -236,6 +238,8 @@ export function agentHarness(options: {
     launcher,
     spotNotices: options.spotNotices ?? null,
     checkpointStaging: options.checkpointStaging ?? null,
+    ...(options.logSink ? { logSink: options.logSink } : {}),
+    ...(options.logLimits ? { logLimits: options.logLimits } : {}),
   });
   return { agent, desired, telemetry, pids, stateDir: options.stateDir };
 }

@@ -73,6 +73,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
         dynamodb: new DynamoDBClient({ endpoint: endpointUrl, region: REGION, credentials }),
         sqs: clients.sqs,
         ec2: clients.ec2,
+        s3: clients.s3,
         ...(local ? { events: local.events } : {}),
       },
       { stackName, region: REGION, accountId: ACCOUNT },

@@ -14,7 +14,9 @@ describe('renderUserData', () => {
       TELEMETRY_QUEUE_URL: 'https://sqs/q',
       AWS_REGION: 'eu-west-1',
       HOST_ARN_PREFIX: 'arn:aws:ec2:eu-west-1:1:instance/',
+      LOGS_BUCKET: 'tessera-bucket',
     });
+    assert.match(script, /TESSERA_AGENT_LOGS=s3:\/\/\$\{LOGS_BUCKET\}/);
     assert.match(script, /TESSERA_AGENT_DESIRED_KEY=\$\{HOST_ARN_PREFIX\}\$\{instance_id\}/);
     assert.ok(script.startsWith('#!/bin/bash\n'));
     assert.match(script, /HOSTS_TABLE='Hosts'/);

@@ -16,6 +16,7 @@ describe('settingsFromContext', () => {
       idleCooldownMinutes: 10,
       policy: 'tessera',
       checkpointRetentionDays: 30,
+      logRetentionDays: 30,
     });
   });
 

@@ -145,7 +145,7 @@ describe('functions', () => {
     );
     const tables = [ENV.jobsTable, ENV.hostsTable, ENV.hostArnPrefix, ENV.profilesTable, ENV.stateTable];
     assert.deepEqual(vars, {
-      api: [...tables, ENV.schedulerEventsQueueUrl].sort(),
+      api: [...tables, ENV.schedulerEventsQueueUrl, ENV.logsBucket].sort(),
       ingest: [...tables, ENV.schedulerEventsQueueUrl, ENV.submissionsDlqUrl].sort(),
       round: [
         ...tables,
@@ -219,8 +219,27 @@ describe('least privilege', () => {
   test('api', () => {
     assert.deepEqual(
       actions('api'),
-      sorted(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], sqsSend),
+      sorted(
+        ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        ['s3:GetObject', 's3:ListBucket'],
+        sqsSend,
+      ),
     );
+  });
+  test('api reads worker logs only: objects under jobs/*/logs/, listing only those prefixes', () => {
+    const s3 = grants('api').filter((g) => g.actions.some((a) => a.startsWith('s3:')));
+    const text = JSON.stringify(s3);
+    assert.equal(s3.length, 2);
+    assert.ok(text.includes('/jobs/*/logs/*'), text);
+    assert.ok(!/"s3:(PutObject|DeleteObject)"/.test(text));
+    const list = resources('AWS::IAM::Policy')
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
+      .find((s) => s.Sid === 'ListJobLogs');
+    assert.deepEqual(list?.Condition, { StringLike: { 's3:prefix': ['jobs/*/logs/', 'jobs/*/logs/*'] } });
+    const api = json.Resources[logicalId(stack.functions.api)]!.Properties;
+    assert.deepEqual((api.Environment as { Variables: Record<string, unknown> }).Variables[ENV.logsBucket], {
+      Ref: logicalId(stack.storage.bucket),
+    });
   });
   test('ingest', () => {
     assert.deepEqual(
@@ -370,11 +389,11 @@ describe('EventBridge', () => {
 });
 
 describe('API', () => {
-  test('five IAM-authorised methods on one Lambda proxy', () => {
+  test('six IAM-authorised methods on one Lambda proxy', () => {
     const methods = resources('AWS::ApiGateway::Method').filter(
       ([, m]) => m.Properties.HttpMethod !== 'OPTIONS',
     );
-    assert.equal(methods.length, 5);
+    assert.equal(methods.length, 6);
     for (const [, m] of methods) {
       assert.equal(m.Properties.AuthorizationType, 'AWS_IAM');
       assert.equal((m.Properties.Integration as { Type: string }).Type, 'AWS_PROXY');
@@ -443,7 +462,7 @@ describe('storage and alarms', () => {
     });
     assert.ok(bucket.LoggingConfiguration);
     const rules = (bucket.LifecycleConfiguration as { Rules: { Id: string }[] }).Rules.map((r) => r.Id);
-    assert.deepEqual(rules, ['expire-old-job-data', 'abort-incomplete-uploads']);
+    assert.deepEqual(rules, ['expire-old-job-data', 'expire-job-logs', 'abort-incomplete-uploads']);
     for (const [, p] of resources('AWS::S3::BucketPolicy'))
       assert.ok(JSON.stringify(p.Properties.PolicyDocument).includes('"aws:SecureTransport":"false"'));
   });
@@ -509,9 +528,9 @@ describe('every resource', () => {
     assert.deepEqual(counts, {
       'AWS::ApiGateway::Account': 1,
       'AWS::ApiGateway::Deployment': 1,
-      'AWS::ApiGateway::Method': 5,
+      'AWS::ApiGateway::Method': 6,
       'AWS::ApiGateway::RequestValidator': 1,
-      'AWS::ApiGateway::Resource': 3,
+      'AWS::ApiGateway::Resource': 4,
       'AWS::ApiGateway::RestApi': 1,
       'AWS::ApiGateway::Stage': 1,
       'AWS::CloudWatch::Alarm': 5,
@@ -536,7 +555,7 @@ describe('every resource', () => {
       'AWS::Lambda::EventSourceMapping': 3,
       'AWS::Lambda::Function': 6,
       'AWS::Lambda::LayerVersion': 1,
-      'AWS::Lambda::Permission': 13,
+      'AWS::Lambda::Permission': 15,
       'AWS::Logs::LogGroup': 7,
       'AWS::S3::Bucket': 2,
       'AWS::S3::BucketPolicy': 2,

@@ -12,6 +12,10 @@ describe('resourceOf: API Gateway resource templates of dashboard paths', () => 
       resource: '/jobs/{id}',
       pathParameters: { id: 'job-abc' },
     });
+    assert.deepEqual(resourceOf('/jobs/job-abc/logs'), {
+      resource: '/jobs/{id}/logs',
+      pathParameters: { id: 'job-abc' },
+    });
     assert.deepEqual(resourceOf('/jobs'), { resource: '/jobs' });
     assert.deepEqual(resourceOf('/cluster'), { resource: '/cluster' });
   });

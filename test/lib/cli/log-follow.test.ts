@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FOLLOW_START, formatLogLine, nextFollowState } from '../../../lib/cli/log-follow.ts';
+
+const options = { intervalSeconds: 2, drainSeconds: 30 };
+
+test('follow goes on while the job runs, and stops one interval after it ended with its logs drained', () => {
+  const running = nextFollowState(
+    FOLLOW_START,
+    { status: 'running', more: false, drained: true },
+    100,
+    options,
+  );
+  assert.equal(running.stop, false);
+  const ended = nextFollowState(
+    running.state,
+    { status: 'finished', more: false, drained: true },
+    102,
+    options,
+  );
+  assert.equal(ended.stop, false, 'the first terminal poll may precede the last chunk');
+  const again = nextFollowState(
+    ended.state,
+    { status: 'finished', more: false, drained: true },
+    104,
+    options,
+  );
+  assert.equal(again.stop, true);
+});
+
+test('a rank whose host died never drains: follow stops after the drain timeout', () => {
+  let state = FOLLOW_START;
+  const page = { status: 'failed' as const, more: false, drained: false };
+  state = nextFollowState(state, page, 100, options).state;
+  assert.equal(nextFollowState(state, page, 129, options).stop, false);
+  assert.equal(nextFollowState(state, page, 130, options).stop, true);
+  assert.equal(
+    nextFollowState(state, { ...page, more: true }, 200, options).stop,
+    false,
+    'lines still waiting',
+  );
+});
+
+test('several ranks are labelled; stderr lines go to stderr', () => {
+  const line = { rank: 2, at: 1, stream: 'stderr' as const, text: 'oops' };
+  assert.deepEqual(formatLogLine(line, true), { text: '[rank 2] oops', stderr: true });
+  assert.deepEqual(formatLogLine({ ...line, stream: 'stdout' }, false), { text: 'oops', stderr: false });
+});
