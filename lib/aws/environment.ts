@@ -27,6 +27,8 @@ export const ENV = {
   region: 'AWS_REGION',
   /** `arn:<partition>:ec2:<region>:<account>:instance/`: keys of the hosts' desired-state copies (least privilege). */
   hostArnPrefix: 'TESSERA_HOST_ARN_PREFIX',
+  /** The role the round assumes to vend each host credentials scoped to its jobs' data (optional). */
+  hostDataRoleArn: 'TESSERA_HOST_DATA_ROLE_ARN',
 } as const;
 
 export const FUNCTION_KINDS = ['api', 'ingest', 'round', 'telemetry', 'fleet-events'] as const;
@@ -79,6 +81,7 @@ const schemas = {
     [ENV.policy]: z.string().default('tessera'),
     [ENV.roundSeconds]: z.coerce.number().int().positive().default(60),
     [ENV.fleet]: fleetJson,
+    [ENV.hostDataRoleArn]: z.string().startsWith('arn:').optional(),
   }),
   telemetry: z.object({
     ...tables,
