@@ -57,11 +57,15 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
     path: '/Fleet',
     id: 'AwsSolutions-IAM5',
     reason:
-      'GPU hosts write checkpoints under checkpoints/<jobId>/ for whichever jobs they run, and read the agent bundle under agent/; DescribeInstanceTopology supports no resource-level permissions.',
-    appliesTo: [
-      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(checkpoints|agent)/\\*$/' },
-      'Resource::*',
-    ],
+      'GPU hosts read the agent bundle under agent/ (no job data: that comes with per-host vended credentials); DescribeInstanceTopology supports no resource-level permissions.',
+    appliesTo: [{ regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/agent/\\*$/' }, 'Resource::*'],
+  },
+  {
+    path: '/HostData/Role/DefaultPolicy/Resource',
+    id: 'AwsSolutions-IAM5',
+    reason:
+      'The role spans every job (jobs/*) and working directory (workdirs/*) because job ids are not known at deploy time; only the round may assume it, and every session it vends carries a session policy naming the exact jobs and working directories of one host.',
+    appliesTo: [{ regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(jobs|workdirs)/\\*$/' }],
   },
   {
     path: '/Api/Api/CloudWatchRole/Resource',
