@@ -347,6 +347,7 @@ describe('least privilege for hosts: job data only through per-host vended crede
     Action: string | string[];
     Resource: unknown;
     Condition?: unknown;
+    Principal?: unknown;
   };
   const policiesOf = (role: { node: { defaultChild?: unknown } }) => {
     const roleId = stack.getLogicalId(role.node.defaultChild as never);
