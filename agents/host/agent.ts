@@ -19,6 +19,7 @@ import { ReportTail } from './process/report-tail.ts';
 import { processLauncher, type WorkerHandle, type WorkerLauncher } from './process/worker-launcher.ts';
 import { type Effect, Reconciler, type WorkerExit } from './reconciler.ts';
 import { type PersistedProcess, readStateFile, writeStateFile } from './state-file.ts';
+import type { HostDataCredentials } from './storage/data-credentials.ts';
 import { TelemetryBuffer } from './telemetry-buffer.ts';
 
 export const AGENT_VERSION = '0.1.0';
@@ -69,6 +70,8 @@ export interface AgentDependencies {
   logger?: Logger;
   /** Environment workers inherit (minus TESSERA_*); the agent's own by default. */
   workerEnv?: NodeJS.ProcessEnv;
+  /** Job-data credentials vended to this host (for storage/s3-client.ts); absent with a file desired state. */
+  dataCredentials?: HostDataCredentials;
 }
 
 interface WatchedWorker {

@@ -21,6 +21,7 @@ import { type DesiredStateSource, FileDesiredStateSource } from './ports/desired
 import { DynamoDbDesiredStateSource } from './ports/dynamodb-desired-state-source.ts';
 import { SqsTelemetrySink } from './ports/sqs-telemetry-sink.ts';
 import { JsonLinesTelemetrySink, type TelemetrySink } from './ports/telemetry-sink.ts';
+import { HostDataCredentials } from './storage/data-credentials.ts';
 
 const IDENTITY_ATTEMPTS = 5;
 
@@ -53,7 +54,12 @@ async function resolveTopology(
   }
 }
 
-function desiredStateSource(config: AgentConfig, hostId: string): DesiredStateSource {
+function desiredStateSource(
+  config: AgentConfig,
+  hostId: string,
+  credentials: HostDataCredentials,
+  logger: Logger,
+): DesiredStateSource {
   const desired = config.desiredState;
   if (desired.kind === 'file') return new FileDesiredStateSource(desired.path);
   return new DynamoDbDesiredStateSource(DynamoDBDocumentClient.from(new DynamoDBClient(config.aws)), {
@@ -61,6 +67,11 @@ function desiredStateSource(config: AgentConfig, hostId: string): DesiredStateSo
     hostId: desired.key ?? hostId,
     keyAttribute: desired.keyAttribute,
     desiredAttribute: desired.desiredAttribute,
+    // Job-data credentials arrive with the desired state (renewed by the control plane before they expire).
+    onDataCredentials: (raw) => {
+      if (!credentials.update(raw))
+        logger.warn('malformed job-data credentials ignored; keeping the previous ones');
+    },
   });
 }
 
@@ -91,6 +102,7 @@ async function main(argv: string[]): Promise<void> {
   const topology = await resolveTopology(config, identity.instanceId, logger);
 
   let agent: HostAgent | null = null;
+  const dataCredentials = new HostDataCredentials();
   const gpus: GpuDiscovery =
     config.gpus.kind === 'nvidia-smi'
       ? new NvidiaSmiDiscovery({ command: config.gpus.command })
@@ -105,7 +117,8 @@ async function main(argv: string[]): Promise<void> {
     identity,
     topology,
     gpus,
-    desiredState: desiredStateSource(config, hostId),
+    desiredState: desiredStateSource(config, hostId, dataCredentials, logger),
+    dataCredentials,
     telemetry: telemetrySink(config),
     stateDir: config.stateDir,
     timings: config.timings,
