@@ -21,7 +21,10 @@ import { type DesiredStateSource, FileDesiredStateSource } from './ports/desired
 import { DynamoDbDesiredStateSource } from './ports/dynamodb-desired-state-source.ts';
 import { SqsTelemetrySink } from './ports/sqs-telemetry-sink.ts';
 import { JsonLinesTelemetrySink, type TelemetrySink } from './ports/telemetry-sink.ts';
+import { CheckpointStaging } from './storage/checkpoint-staging.ts';
 import { HostDataCredentials } from './storage/data-credentials.ts';
+import { S3CheckpointStore } from './storage/s3-checkpoint-store.ts';
+import { createS3Client } from './storage/s3-client.ts';
 
 const IDENTITY_ATTEMPTS = 5;
 
@@ -123,6 +126,11 @@ async function main(argv: string[]): Promise<void> {
     stateDir: config.stateDir,
     timings: config.timings,
     spotNotices: imds,
+    checkpointStaging: new CheckpointStaging({
+      store: new S3CheckpointStore(createS3Client({ ...config.aws, dataCredentials })),
+      stateDir: config.stateDir,
+      logger,
+    }),
     logger,
   };
   agent = new HostAgent(dependencies);

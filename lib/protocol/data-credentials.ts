@@ -9,6 +9,8 @@ import { z } from 'zod';
 
 export const dataCredentialSetSchema = z.object({
   jobIds: z.array(z.string().min(1)).min(1),
+  /** Working-directory objects (`workdirs/…` keys) these credentials may read. */
+  workdirKeys: z.array(z.string().min(1)).optional(),
   accessKeyId: z.string().min(1),
   secretAccessKey: z.string().min(1),
   sessionToken: z.string().min(1),

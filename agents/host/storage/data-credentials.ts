@@ -23,6 +23,17 @@ export class HostDataCredentials {
 
   /** The set to sign `jobId`'s requests with; of several, the one that lasts longest. */
   forJob(jobId: string): DataCredentialSet | undefined {
-    return this.sets.filter((s) => s.jobIds.includes(jobId)).sort((a, b) => b.expiresAt - a.expiresAt)[0];
+    return this.newest((s) => s.jobIds.includes(jobId));
+  }
+
+  /** The set for an object key or listing prefix: `jobs/<jobId>/…`, or a working directory a set lists. */
+  forKey(key: string): DataCredentialSet | undefined {
+    const job = /^jobs\/([^/]+)\//.exec(key)?.[1];
+    if (job !== undefined) return this.forJob(job);
+    return this.newest((s) => s.workdirKeys?.includes(key) ?? false);
+  }
+
+  private newest(matches: (set: DataCredentialSet) => boolean): DataCredentialSet | undefined {
+    return this.sets.filter(matches).sort((a, b) => b.expiresAt - a.expiresAt)[0];
   }
 }

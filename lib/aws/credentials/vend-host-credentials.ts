@@ -54,10 +54,14 @@ export const vendHostCredentials = async (
         try {
           const groups = sessionGroups(settings.bucketArn, host.scope);
           const credentials = await Promise.all(
-            groups.map(async (group, g) => ({
-              jobIds: group.jobs.map((j) => j.jobId),
-              ...(await settings.vendor.vend(sessionNameOf(host.hostId, g), group.policy)),
-            })),
+            groups.map(async (group, g) => {
+              const workdirKeys = [...new Set(group.jobs.flatMap((j) => j.workdirKeys))].sort();
+              return {
+                jobIds: group.jobs.map((j) => j.jobId),
+                ...(workdirKeys.length > 0 ? { workdirKeys } : {}),
+                ...(await settings.vendor.vend(sessionNameOf(host.hostId, g), group.policy)),
+              };
+            }),
           );
           const expiresAt = Math.min(...credentials.map((c) => c.expiresAt));
           grants.set(host.hostId, {

@@ -213,6 +213,7 @@ export function agentHarness(options: {
   telemetry?: InMemoryTelemetrySink;
   pids?: Set<number>;
   spotNotices?: ConstructorParameters<typeof HostAgent>[0]['spotNotices'];
+  checkpointStaging?: ConstructorParameters<typeof HostAgent>[0]['checkpointStaging'];
   gpuCount?: number;
 }): AgentHarness {
   const { launcher, pids } = recordingLauncher(options.pids);
@@ -234,6 +235,7 @@ export function agentHarness(options: {
     timings: { ...FAST_TIMINGS, ...options.timings },
     launcher,
     spotNotices: options.spotNotices ?? null,
+    checkpointStaging: options.checkpointStaging ?? null,
   });
   return { agent, desired, telemetry, pids, stateDir: options.stateDir };
 }
