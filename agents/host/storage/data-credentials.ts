@@ -33,6 +33,11 @@ export class HostDataCredentials {
     return this.newest((s) => s.workdirKeys?.includes(key) ?? false);
   }
 
+  /** Whether a current set has this access key (older ones were replaced by renewed credentials). */
+  has(accessKeyId: string): boolean {
+    return this.sets.some((s) => s.accessKeyId === accessKeyId);
+  }
+
   private newest(matches: (set: DataCredentialSet) => boolean): DataCredentialSet | undefined {
     return this.sets.filter(matches).sort((a, b) => b.expiresAt - a.expiresAt)[0];
   }
