@@ -503,12 +503,18 @@ export class HostAgent {
    * checkpoint, finished and error reports (and exits, see onWorkerExit) keep their order behind it.
    */
   private feedReport(ref: string, report: WorkerReport): void {
-    const handle = (confirmed: WorkerReport) =>
+    const handle = (confirmed: WorkerReport) => {
       this.apply(this.reconciler.handleReport(ref, confirmed, this.clock.now()));
-    if (report.event === 'started' || report.event === 'progress') return handle(report);
+    };
+    if (report.event === 'started' || report.event === 'progress') {
+      handle(report);
+      return;
+    }
     const staged = report.event === 'checkpoint' ? this.staging?.stagedStep(report.uri) : undefined;
-    if (report.event !== 'checkpoint' || !staged || !this.staging)
-      return this.gate.run(jobOfRef(ref), () => handle(report));
+    if (report.event !== 'checkpoint' || !staged || !this.staging) {
+      this.gate.run(jobOfRef(ref), () => handle(report));
+      return;
+    }
     this.gate.hold(jobOfRef(ref), this.staging.upload(staged), (uploaded) => {
       if (uploaded) handle({ ...report, uri: staged.stepUri });
     });

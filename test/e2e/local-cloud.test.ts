@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { ListBucketsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { TesseraClient } from '../../lib/client/index.ts';
 import type { JobView } from '../../lib/client/types.ts';
 import { SIM_TRAINER } from '../../lib/local/cloud/demo-workload.ts';
@@ -24,6 +25,7 @@ let cloud: ChildProcess;
 let exited: Promise<number | null>;
 let apiUrl = '';
 let dashboardUrl = '';
+let endpointUrl = '';
 let client: TesseraClient;
 
 const jobFile = (name: string, iterations: number) => {
@@ -110,6 +112,7 @@ before(async () => {
       const dashboard = /dashboard:\s+(\S+)/.exec(stdout)?.[1];
       if (url && dashboard) {
         dashboardUrl = dashboard;
+        endpointUrl = /AWS endpoint:\s+(\S+)/.exec(stdout)?.[1] ?? '';
         resolve(url);
       }
     });
@@ -161,6 +164,20 @@ test('submit from a YAML file: the fleet launches an instance, its agent runs th
   assert.ok(
     cluster.hosts.some((h: { hostId: string; gpuType: string }) => h.hostId === host && h.gpuType === 'T4'),
   );
+  // The final checkpoint went where a deployed stack puts it: the stack's bucket, jobs/<id>/checkpoints/.
+  const s3 = new S3Client({
+    endpoint: endpointUrl,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'e2e', secretAccessKey: 'e2e' },
+    forcePathStyle: true,
+  });
+  const keys: string[] = [];
+  for (const bucket of (await s3.send(new ListBucketsCommand({}))).Buckets ?? []) {
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket.Name, Prefix: `jobs/${id}/` }));
+    keys.push(...(listed.Contents ?? []).map((object) => object.Key!));
+  }
+  s3.destroy();
+  assert.ok(keys.includes(`jobs/${id}/checkpoints/step-40/COMPLETE`), `objects: ${keys.join(', ')}`);
 });
 
 test('cancel a running job: the round stops its workers', async () => {

@@ -34,7 +34,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'tessera-hostcreds-it-'));
 before(async () => {
   cp = await startControlPlane({
     context: { 'tessera:instanceFamilies': 'g5' },
-    runner: { envOverrides: { round: { [ENV.checkpointRoot]: `s3://${BUCKET}/jobs` } } },
+    runner: { envOverrides: { round: { [ENV.checkpointRoot]: `s3://${BUCKET}` } } },
   });
   const env = cp.runner.environment('round');
   assert.match(env[ENV.hostDataRoleArn] ?? '', /^arn:aws:iam::/, 'the template names the HostDataRole');
@@ -127,7 +127,7 @@ describe('job-data credentials vended by the round', () => {
     const hostOfB = (await cp.jobs.get(jobB))!.allocation!.slices[0]!.hostId;
     const a = await agentOf(hostOfA);
     const uriA = a.desired.jobs[0]!.checkpointUri;
-    assert.equal(uriA, `s3://${BUCKET}/jobs/${jobA}`);
+    assert.equal(uriA, `s3://${BUCKET}/jobs/${jobA}/checkpoints`);
     await a.s3.upload(uriA, 3, stepDir('a'));
     assert.equal(await a.s3.newestComplete(uriA), 3);
     const b = await agentOf(hostOfB);
@@ -141,8 +141,10 @@ describe('job-data credentials vended by the round', () => {
         credentials: a.store.forJob(jobA)!,
       }),
     );
-    await assert.rejects(forged.newestComplete(`s3://${BUCKET}/jobs/${jobB}`), { name: 'AccessDenied' });
-    await assert.rejects(a.s3.newestComplete(`s3://${BUCKET}/jobs/${jobB}`), {
+    await assert.rejects(forged.newestComplete(`s3://${BUCKET}/jobs/${jobB}/checkpoints`), {
+      name: 'AccessDenied',
+    });
+    await assert.rejects(a.s3.newestComplete(`s3://${BUCKET}/jobs/${jobB}/checkpoints`), {
       name: 'NoDataCredentialsError',
     });
   });

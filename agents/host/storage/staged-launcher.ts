@@ -5,7 +5,7 @@
  * reconciler's view (the worker runs from `spawn` on) holds however long the download takes.
  */
 import { errorMessage, type Logger } from '../logger.ts';
-import type { LaunchSpec, WorkerHandle, WorkerLauncher } from '../process/worker-launcher.ts';
+import type { WorkerHandle, WorkerLauncher } from '../process/worker-launcher.ts';
 import type { WorkerExit } from '../reconciler.ts';
 import type { CheckpointStaging } from './checkpoint-staging.ts';
 import { isS3Uri } from './s3-uri.ts';

@@ -22,6 +22,11 @@ export interface AgentSupervisorOptions {
   readonly endpointUrl: string;
   readonly region: string;
   readonly hostsTable: string;
+  /**
+   * `arn:…:instance/`: agents read their desired state (and job-data credentials) from the copy keyed by their
+   * instance ARN, as on EC2; absent = from the host item itself.
+   */
+  readonly desiredKeyPrefix?: string;
   readonly telemetryQueueUrl: string;
   readonly bus: LocalEventBus;
   readonly instances: () => readonly Instance[];
@@ -81,6 +86,7 @@ export class AgentSupervisor {
         `--host-id=${instanceId}`,
         `--state-dir=${dir}`,
         `--desired-state=dynamodb:${o.hostsTable}`,
+        ...(o.desiredKeyPrefix ? [`--desired-key=${o.desiredKeyPrefix}${instanceId}`] : []),
         `--telemetry=sqs:${o.telemetryQueueUrl}`,
         `--gpus=sim:${offering.gpus}x${offering.gpuType}`,
         '--poll-ms=1000',

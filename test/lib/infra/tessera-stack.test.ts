@@ -337,6 +337,7 @@ describe('least privilege', () => {
       !actionsOf.some((a) => /dynamodb:(Put|Update|Delete|Scan|Query)/.test(String(a))),
       'hosts never write tables',
     );
+    // Job data (checkpoints, logs): none; see 'least privilege for hosts' below.
   });
 });
 
@@ -532,7 +533,7 @@ describe('storage and alarms', () => {
     });
     assert.ok(bucket.LoggingConfiguration);
     const rules = (bucket.LifecycleConfiguration as { Rules: { Id: string }[] }).Rules.map((r) => r.Id);
-    assert.deepEqual(rules, ['expire-old-checkpoints', 'abort-incomplete-uploads']);
+    assert.deepEqual(rules, ['expire-old-job-data', 'abort-incomplete-uploads']);
     for (const [, p] of resources('AWS::S3::BucketPolicy'))
       assert.ok(JSON.stringify(p.Properties.PolicyDocument).includes('"aws:SecureTransport":"false"'));
   });
