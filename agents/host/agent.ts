@@ -28,6 +28,7 @@ import { processLauncher, type WorkerHandle, type WorkerLauncher } from './proce
 import { type Effect, Reconciler, type WorkerExit } from './reconciler.ts';
 import { type PersistedProcess, readStateFile, writeStateFile } from './state-file.ts';
 import type { CheckpointStaging } from './storage/checkpoint-staging.ts';
+import type { HostDataCredentials } from './storage/data-credentials.ts';
 import { OrderedGate } from './storage/ordered-gate.ts';
 import { stagedLauncher } from './storage/staged-launcher.ts';
 import { TelemetryBuffer } from './telemetry-buffer.ts';
@@ -90,6 +91,8 @@ export interface AgentDependencies {
   /** Where worker output is shipped (logs/log-shipper.ts); none: it stays on the host only. */
   logSink?: LogSink | null;
   logLimits?: ChunkLimits;
+  /** Job-data credentials vended to this host (for storage/s3-client.ts); absent with a file desired state. */
+  dataCredentials?: HostDataCredentials;
 }
 
 /** Seconds a drain waits for the last log chunks to upload. */

@@ -25,6 +25,7 @@ import { DynamoDbDesiredStateSource } from './ports/dynamodb-desired-state-sourc
 import { SqsTelemetrySink } from './ports/sqs-telemetry-sink.ts';
 import { JsonLinesTelemetrySink, type TelemetrySink } from './ports/telemetry-sink.ts';
 import { CheckpointStaging } from './storage/checkpoint-staging.ts';
+import { HostDataCredentials } from './storage/data-credentials.ts';
 import { S3CheckpointStore } from './storage/s3-checkpoint-store.ts';
 import { createS3Client } from './storage/s3-client.ts';
 
@@ -79,7 +80,12 @@ async function resolveNetwork(
   return { address, interfaceName: interfaceForAddress(address, networkInterfaces()) };
 }
 
-function desiredStateSource(config: AgentConfig, hostId: string): DesiredStateSource {
+function desiredStateSource(
+  config: AgentConfig,
+  hostId: string,
+  credentials: HostDataCredentials,
+  logger: Logger,
+): DesiredStateSource {
   const desired = config.desiredState;
   if (desired.kind === 'file') return new FileDesiredStateSource(desired.path);
   return new DynamoDbDesiredStateSource(DynamoDBDocumentClient.from(new DynamoDBClient(config.aws)), {
@@ -87,6 +93,11 @@ function desiredStateSource(config: AgentConfig, hostId: string): DesiredStateSo
     hostId: desired.key ?? hostId,
     keyAttribute: desired.keyAttribute,
     desiredAttribute: desired.desiredAttribute,
+    // Job-data credentials arrive with the desired state (renewed by the control plane before they expire).
+    onDataCredentials: (raw) => {
+      if (!credentials.update(raw))
+        logger.warn('malformed job-data credentials ignored; keeping the previous ones');
+    },
   });
 }
 
@@ -118,6 +129,7 @@ async function main(argv: string[]): Promise<void> {
   const network = await resolveNetwork(config, imds, logger);
 
   let agent: HostAgent | null = null;
+  const dataCredentials = new HostDataCredentials();
   const gpus: GpuDiscovery =
     config.gpus.kind === 'nvidia-smi'
       ? new NvidiaSmiDiscovery({ command: config.gpus.command })
@@ -132,13 +144,14 @@ async function main(argv: string[]): Promise<void> {
     identity,
     topology,
     gpus,
-    desiredState: desiredStateSource(config, hostId),
+    desiredState: desiredStateSource(config, hostId, dataCredentials, logger),
+    dataCredentials,
     telemetry: telemetrySink(config),
     stateDir: config.stateDir,
     timings: config.timings,
     spotNotices: imds,
     checkpointStaging: new CheckpointStaging({
-      store: new S3CheckpointStore(createS3Client(config.aws)),
+      store: new S3CheckpointStore(createS3Client({ ...config.aws, dataCredentials })),
       stateDir: config.stateDir,
       logger,
     }),

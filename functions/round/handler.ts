@@ -9,8 +9,12 @@
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { STSClient } from '@aws-sdk/client-sts';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
+import { clientOptionsFromEnv, RETRY } from '../../lib/aws/clients.ts';
+import { StsCredentialVendor } from '../../lib/aws/credentials/credential-vendor.ts';
+import { dataAccessSettings } from '../../lib/aws/credentials/vend-host-credentials.ts';
 import { ENV } from '../../lib/aws/environment.ts';
 import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
 import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
@@ -38,6 +42,20 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
     onWarning: (message) => deps.logger.warn(message),
   });
   const fleet = new Ec2Fleet(deps.clients.ec2);
+  // STS with the function's own identity (the same provider its DynamoDB client signs with).
+  const dataAccess = dataAccessSettings(
+    deps.env[ENV.hostDataRoleArn],
+    deps.env[ENV.checkpointRoot],
+    (roleArn) =>
+      new StsCredentialVendor(
+        new STSClient({
+          ...RETRY,
+          ...clientOptionsFromEnv(options.env),
+          credentials: deps.clients.dynamodb.config.credentials,
+        }),
+        roleArn,
+      ),
+  );
 
   return middy<RoundTrigger, RoundReport, Error, Context>()
     .use(injectLambdaContext(deps.logger))
@@ -57,6 +75,7 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
           profiles: deps.profiles,
           state: deps.state,
           fleet,
+          ...(dataAccess ? { dataAccess } : {}),
           clock: deps.clock,
           log,
         },

@@ -29,6 +29,8 @@ export const ENV = {
   logsBucket: 'TESSERA_LOGS_BUCKET',
   /** `arn:<partition>:ec2:<region>:<account>:instance/`: keys of the hosts' desired-state copies (least privilege). */
   hostArnPrefix: 'TESSERA_HOST_ARN_PREFIX',
+  /** The role the round assumes to vend each host credentials scoped to its jobs' data (optional). */
+  hostDataRoleArn: 'TESSERA_HOST_DATA_ROLE_ARN',
 } as const;
 
 export const FUNCTION_KINDS = ['api', 'ingest', 'round', 'telemetry', 'fleet-events'] as const;
@@ -85,6 +87,7 @@ const schemas = {
     [ENV.policy]: z.string().default('tessera'),
     [ENV.roundSeconds]: z.coerce.number().int().positive().default(60),
     [ENV.fleet]: fleetJson,
+    [ENV.hostDataRoleArn]: z.string().startsWith('arn:').optional(),
   }),
   telemetry: z.object({
     ...tables,

@@ -6,9 +6,9 @@
  *
  * Instance role: GetItem on the Hosts table only for the item keyed by its own instance ARN
  * (`dynamodb:LeadingKeys` = `${ec2:SourceInstanceARN}`: the copy of its desired state the control plane writes
- * there) and only its `hostId` and `desired` attributes; SendMessage to the telemetry queue; DescribeInstanceTopology;
- * checkpoint objects of jobs (under `jobs/<jobId>/checkpoints/`) plus reading `agent/`. IAM has no condition
- * naming the jobs placed on an instance, so this grant covers every job's checkpoints (docs/deploy.md).
+ * there) and only its `hostId`, `desired` and `dataCredentials` attributes; SendMessage to the telemetry queue;
+ * DescribeInstanceTopology; reading `agent/`. No rights on job data: the host reaches the checkpoints and logs of
+ * the jobs placed on it only with the credentials the round vends into its desired-state copy (host-data-role.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,7 +33,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { AGENT_PREFIX, CHECKPOINTS_OF_ANY_JOB, JOB_LOGS_PATTERN } from './storage.ts';
+import { DATA_CREDENTIALS_ATTRIBUTE } from '../protocol/data-credentials.ts';
+import { AGENT_PREFIX } from './storage.ts';
 
 /** Public SSM parameter of the Deep Learning Base OSS Nvidia Driver AMI (Amazon Linux 2023, x86_64). */
 export const GPU_AMI_PARAMETER =
@@ -107,7 +108,7 @@ export class TesseraFleet extends Construct {
     this.families = props.instanceFamilies.map((family) => {
       const role = new Role(this, `${family}Role`, {
         assumedBy: new ServicePrincipal('ec2.amazonaws.com'),
-        description: `Tessera ${family} GPU hosts: read their desired state, send telemetry, write checkpoints`,
+        description: `Tessera ${family} GPU hosts: read their desired state and job-data credentials, send telemetry`,
       });
       grantHostPermissions(role, props);
       const instanceProfile = new InstanceProfile(this, `${family}InstanceProfile`, { role });
@@ -174,7 +175,7 @@ const grantHostPermissions = (role: Role, props: TesseraFleetProps) => {
       conditions: {
         'ForAllValues:StringEquals': {
           'dynamodb:LeadingKeys': [SOURCE_INSTANCE_ARN],
-          'dynamodb:Attributes': ['hostId', 'desired'],
+          'dynamodb:Attributes': ['hostId', 'desired', DATA_CREDENTIALS_ATTRIBUTE],
         },
         StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
       },
@@ -187,30 +188,6 @@ const grantHostPermissions = (role: Role, props: TesseraFleetProps) => {
       actions: ['ec2:DescribeInstanceTopology'],
       // Describe calls support no resource-level permissions.
       resources: ['*'],
-    }),
-  );
-  role.addToPolicy(
-    new PolicyStatement({
-      sid: 'Checkpoints',
-      // Staging: upload steps (multipart for large files), read them back for a resume.
-      actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
-      resources: [props.bucket.arnForObjects(CHECKPOINTS_OF_ANY_JOB)],
-    }),
-  );
-  role.addToPolicy(
-    new PolicyStatement({
-      sid: 'ListCheckpoints',
-      actions: ['s3:ListBucket'],
-      resources: [props.bucket.bucketArn],
-      conditions: { StringLike: { 's3:prefix': [CHECKPOINTS_OF_ANY_JOB, `${AGENT_PREFIX}/*`] } },
-    }),
-  );
-  role.addToPolicy(
-    new PolicyStatement({
-      // The agent ships worker output (tagged for the lifecycle rule) under jobs/<jobId>/logs/.
-      sid: 'ShipJobLogs',
-      actions: ['s3:PutObject', 's3:PutObjectTagging'],
-      resources: [props.bucket.arnForObjects(JOB_LOGS_PATTERN)],
     }),
   );
   role.addToPolicy(

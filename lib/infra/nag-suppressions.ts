@@ -57,12 +57,15 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
     path: '/Fleet',
     id: 'AwsSolutions-IAM5',
     reason:
-      'GPU hosts stage checkpoints under jobs/<jobId>/checkpoints/ and ship worker logs under jobs/<jobId>/logs/ for whichever jobs they run (IAM cannot name the jobs placed on an instance), and read the agent bundle under agent/; DescribeInstanceTopology supports no resource-level permissions.',
-    appliesTo: [
-      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(jobs/\\*/checkpoints|agent)/\\*$/' },
-      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/jobs/\\*/logs/\\*$/' },
-      'Resource::*',
-    ],
+      'GPU hosts read the agent bundle under agent/ (no job data: that comes with per-host vended credentials); DescribeInstanceTopology supports no resource-level permissions.',
+    appliesTo: [{ regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/agent/\\*$/' }, 'Resource::*'],
+  },
+  {
+    path: '/HostData/Role/DefaultPolicy/Resource',
+    id: 'AwsSolutions-IAM5',
+    reason:
+      'The role spans every job (jobs/*) and working directory (workdirs/*) because job ids are not known at deploy time; only the round may assume it, and every session it vends carries a session policy naming the exact jobs and working directories of one host.',
+    appliesTo: [{ regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(jobs|workdirs)/\\*$/' }],
   },
   {
     path: '/Functions/Api/ServiceRole/DefaultPolicy/Resource',

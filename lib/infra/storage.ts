@@ -15,7 +15,6 @@ import { LOG_OBJECT_TAG } from '../protocol/log-chunk.ts';
 
 /** Everything of one job lives under `jobs/<jobId>/`; its checkpoints under `jobs/<jobId>/checkpoints/`. */
 export const JOBS_PREFIX = 'jobs';
-export const CHECKPOINTS_OF_ANY_JOB = `${JOBS_PREFIX}/*/checkpoints/*`;
 export const AGENT_PREFIX = 'agent';
 /** Worker logs live under `jobs/<jobId>/logs/` (lib/protocol/log-chunk.ts). */
 export const JOB_LOGS_PATTERN = `${JOBS_PREFIX}/*/logs/*`;

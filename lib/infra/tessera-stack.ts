@@ -21,6 +21,7 @@ import { TesseraAlarms } from './alarms.ts';
 import { TesseraApi } from './api.ts';
 import { hostArnPrefix, TesseraFleet } from './fleet.ts';
 import { FUNCTION_SETTINGS, TesseraFunctions } from './functions.ts';
+import { HostDataRole } from './host-data-role.ts';
 import { applyNagSuppressions } from './nag-suppressions.ts';
 import { instanceTypesOf, type TesseraSettings } from './props.ts';
 import { TesseraQueues } from './queues.ts';
@@ -44,6 +45,7 @@ export class TesseraStack extends Stack {
   readonly queues: TesseraQueues;
   readonly storage: TesseraStorage;
   readonly fleet: TesseraFleet;
+  readonly hostData: HostDataRole;
   readonly functions: Record<FunctionKind, NodejsFunction>;
   readonly api: TesseraApi;
   readonly alarms: TesseraAlarms;
@@ -114,6 +116,11 @@ export class TesseraStack extends Stack {
         'fleet-events': { ...tableEnv, ...events, [ENV.clusterName]: settings.clusterName },
       },
     }).functions;
+    this.hostData = new HostDataRole(this, 'HostData', {
+      bucket: this.storage.bucket,
+      vendor: this.functions.round.role!,
+    });
+    this.functions.round.addEnvironment(ENV.hostDataRoleArn, this.hostData.role.roleArn);
     this.grantLeastPrivilege(settings);
     this.wireTriggers(settings);
 

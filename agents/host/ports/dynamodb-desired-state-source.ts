@@ -5,6 +5,7 @@
  * whose key is its own `ec2:SourceInstanceARN`.
  */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DATA_CREDENTIALS_ATTRIBUTE } from '../../../lib/protocol/data-credentials.ts';
 import type { DesiredStateSource } from './desired-state-source.ts';
 
 export interface DynamoDbDesiredStateOptions {
@@ -15,6 +16,8 @@ export interface DynamoDbDesiredStateOptions {
   keyAttribute?: string;
   /** Attribute of the host item holding the desired state. */
   desiredAttribute?: string;
+  /** Receives the item's job-data credentials (attribute `dataCredentials`) on every read, when given. */
+  onDataCredentials?: (raw: unknown) => void;
 }
 
 export class DynamoDbDesiredStateSource implements DesiredStateSource {
@@ -25,16 +28,21 @@ export class DynamoDbDesiredStateSource implements DesiredStateSource {
 
   async read(): Promise<unknown> {
     const attribute = this.options.desiredAttribute ?? 'desired';
+    const onCredentials = this.options.onDataCredentials;
     const output = await this.client.send(
       new GetCommand({
         TableName: this.options.tableName,
         Key: { [this.options.keyAttribute ?? 'hostId']: this.options.hostId },
         ConsistentRead: true,
-        // Only the desired state: the item also holds actual state and heartbeats the agent doesn't need.
-        ProjectionExpression: '#desired',
-        ExpressionAttributeNames: { '#desired': attribute },
+        // Only the desired state (and credentials): the item also holds actual state and heartbeats.
+        ProjectionExpression: onCredentials ? '#desired, #credentials' : '#desired',
+        ExpressionAttributeNames: {
+          '#desired': attribute,
+          ...(onCredentials ? { '#credentials': DATA_CREDENTIALS_ATTRIBUTE } : {}),
+        },
       }),
     );
+    onCredentials?.(output.Item?.[DATA_CREDENTIALS_ATTRIBUTE]);
     return output.Item?.[attribute] ?? null;
   }
 }

@@ -46,6 +46,8 @@ export const hostItemSchema = z.object({
   idleSince: z.number().optional(),
   desired: desiredStateSchema.optional(),
   desiredGeneration: z.int().nonnegative(),
+  /** The job-data credentials last vended to the host (they sit on its desired-state copy): scope and expiry (s). */
+  dataAccess: z.object({ scope: z.string(), expiresAt: z.number() }).optional(),
   appliedGeneration: z.int().nullable().optional(),
   /** What the agent last reported running (from its heartbeat). */
   actual: z

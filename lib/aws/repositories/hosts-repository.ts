@@ -1,6 +1,8 @@
 /** The Hosts table: host items by state, registration upserts, and conditional desired-state writes. */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DATA_CREDENTIALS_ATTRIBUTE } from '../../protocol/data-credentials.ts';
 import type { DesiredStateDocument } from '../../protocol/desired-state.ts';
+import type { HostDataGrant } from '../credentials/vend-host-credentials.ts';
 import { Expressions, type ItemChanges } from '../dynamo/expressions.ts';
 import type { LabelledWrite } from '../dynamo/fenced-writes.ts';
 import { queryIndexForValues } from '../dynamo/pagination.ts';
@@ -107,18 +109,28 @@ export class HostsRepository {
 
   /**
    * A transactional write of the round: the host's new desired state with the next generation, applied only if
-   * the generation is still the one the round read (no other writer got in between).
+   * the generation is still the one the round read (no other writer got in between). With `grant`, the host's
+   * job-data credentials are replaced in the same transaction; a desired state without jobs revokes them.
    */
   desiredWrite(
     hostId: string,
     desired: DesiredStateDocument,
     expectedGeneration: number,
     extra: ItemChanges = {},
+    grant?: HostDataGrant,
   ): LabelledWrite {
+    const revoke = desired.jobs.length === 0;
     const x = new Expressions();
     const update = x.update({
-      set: { ...extra.set, desired, desiredGeneration: desired.generation },
-      ...(extra.remove ? { remove: extra.remove } : {}),
+      set: {
+        ...extra.set,
+        desired,
+        desiredGeneration: desired.generation,
+        ...(grant ? { dataAccess: grant.record } : {}),
+      },
+      ...(extra.remove || revoke
+        ? { remove: [...(extra.remove ?? []), ...(revoke ? ['dataAccess'] : [])] }
+        : {}),
     });
     return {
       label: `host ${hostId}`,
@@ -131,15 +143,60 @@ export class HostsRepository {
           ...x.attributes(),
         },
       },
-      ...this.desiredCopy(hostId, desired),
+      ...this.copyWrite(hostId, { desired }, revoke ? 'revoke' : grant),
     };
   }
 
-  private desiredCopy(hostId: string, desired: DesiredStateDocument): Pick<LabelledWrite, 'with'> {
+  /**
+   * A transactional write of the round that gives the host new job-data credentials and leaves its desired state
+   * alone (the credentials expire soon), with `changes` to the host item (idle tracking).
+   */
+  grantWrite(
+    hostId: string,
+    grant: HostDataGrant,
+    expectedGeneration: number,
+    changes: ItemChanges = {},
+  ): LabelledWrite {
+    const write = this.roundWrite(
+      hostId,
+      { ...changes, set: { ...changes.set, dataAccess: grant.record } },
+      expectedGeneration,
+    );
+    return { ...write, ...this.copyWrite(hostId, {}, grant) };
+  }
+
+  /**
+   * The host's copy (keyed by its instance ARN, the one item its instance role may read): `set` attributes, and
+   * its credentials replaced by `grant`'s or removed. An update, not a put, so credentials outlive a new desired
+   * state and a desired state outlives new credentials.
+   */
+  private copyWrite(
+    hostId: string,
+    set: Record<string, unknown>,
+    grant: HostDataGrant | 'revoke' | undefined,
+  ): Pick<LabelledWrite, 'with'> {
     const key = this.desiredCopyKey(hostId);
     if (!key) return {};
+    const x = new Expressions();
+    const credentials =
+      grant && grant !== 'revoke' ? { [DATA_CREDENTIALS_ATTRIBUTE]: grant.credentials } : {};
+    const update = x.update({
+      set: { ...set, ...credentials },
+      ...(grant === 'revoke' ? { remove: [DATA_CREDENTIALS_ATTRIBUTE] } : {}),
+    });
     // No `state`: the copy is not a host and never appears in the by-state index.
-    return { with: [{ Put: { TableName: this.tableName, Item: { hostId: key, desired } } }] };
+    return {
+      with: [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { hostId: key },
+            UpdateExpression: update,
+            ...x.attributes(),
+          },
+        },
+      ],
+    };
   }
 
   /** A transactional write of the round that leaves the desired state alone (idle tracking, state changes). */

@@ -21,6 +21,11 @@ import type { PerfModel } from '../../core/model/perf.ts';
 import { levelOf } from '../../core/place/free-gpus.ts';
 import { scheduleRound } from '../../core/round.ts';
 import type { Policy } from '../../core/stages.ts';
+import {
+  type DataAccessSettings,
+  type HostDataGrant,
+  vendHostCredentials,
+} from '../credentials/vend-host-credentials.ts';
 import type { ItemChanges } from '../dynamo/expressions.ts';
 import { type FencedWriteResult, type LabelledWrite, writeFenced } from '../dynamo/fenced-writes.ts';
 import { type Ec2Fleet, FleetCapacityError, rackAndNetwork } from '../fleet/ec2-fleet.ts';
@@ -61,6 +66,8 @@ export interface RoundDependencies {
   readonly state: SchedulerStateRepository;
   /** Absent when the hosts are not EC2 instances (agents registered by hand, local simulated hosts). */
   readonly fleet?: Ec2Fleet;
+  /** Absent when hosts reach job data with their own credentials (no HostDataRole, or checkpoints on local disk). */
+  readonly dataAccess?: DataAccessSettings;
   readonly clock: () => number;
   readonly log: RoundLogger;
 }
@@ -215,7 +222,8 @@ const leasedRound = async (
       settings.checkpointRoot,
     );
   }
-  const hostWrites = hostWritesFor(deps, pre, workers, clock);
+  const grants = await dataGrants(deps, pre.hosts, workers, nowSeconds);
+  const hostWrites = hostWritesFor(deps, pre, workers, clock, grants);
   const hostResult = await fenced(hostWrites);
   conflicts.push(...hostResult.conflicts);
   const writeFailures = [...(jobResult.failed ?? []), ...(hostResult.failed ?? [])];
@@ -356,6 +364,7 @@ const hostWritesFor = (
   pre: ReturnType<typeof preRound>,
   workers: ReturnType<typeof jobsByHost>,
   clock: RoundClock,
+  grants: ReadonlyMap<string, HostDataGrant>,
 ): LabelledWrite[] => {
   const writes: LabelledWrite[] = pre.hostChanges.map((c) =>
     c.desired
@@ -373,12 +382,42 @@ const hostWritesFor = (
           ? { remove: ['idleSince'] }
           : {};
     const update = desired.get(host.hostId);
+    const grant = grants.get(host.hostId);
     if (update)
-      writes.push(deps.hosts.desiredWrite(host.hostId, update.desired, update.expectedGeneration, idle));
+      writes.push(
+        deps.hosts.desiredWrite(host.hostId, update.desired, update.expectedGeneration, idle, grant),
+      );
+    else if (grant) writes.push(deps.hosts.grantWrite(host.hostId, grant, host.desiredGeneration, idle));
     else if (idle.set || idle.remove)
       writes.push(deps.hosts.roundWrite(host.hostId, idle, host.desiredGeneration));
   }
   return writes;
+};
+
+/**
+ * Step 6b': job-data credentials for hosts whose job set changed or whose credentials expire soon (only where the
+ * host has a private desired-state copy to receive them). Written with the desired states, in the same transaction.
+ */
+const dataGrants = async (
+  deps: RoundDependencies,
+  hosts: readonly HostItem[],
+  workers: ReturnType<typeof jobsByHost>,
+  nowSeconds: number,
+): Promise<Map<string, HostDataGrant>> => {
+  if (!deps.dataAccess) return new Map();
+  const needs = hosts
+    .filter((h) => (h.state === 'active' || h.state === 'draining') && deps.hosts.desiredCopyKey(h.hostId))
+    .map((h) => ({
+      hostId: h.hostId,
+      ...(h.dataAccess ? { dataAccess: h.dataAccess } : {}),
+      jobs: workers.get(h.hostId) ?? [],
+    }));
+  return vendHostCredentials(needs, deps.dataAccess, nowSeconds, (hostId, error) =>
+    deps.log.error('could not vend job-data credentials; the host keeps its current ones', {
+      hostId,
+      error: String(error),
+    }),
+  );
 };
 
 interface InventoryResult {

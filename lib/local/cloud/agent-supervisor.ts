@@ -22,6 +22,11 @@ export interface AgentSupervisorOptions {
   readonly endpointUrl: string;
   readonly region: string;
   readonly hostsTable: string;
+  /**
+   * `arn:…:instance/`: agents read their desired state (and job-data credentials) from the copy keyed by their
+   * instance ARN, as on EC2; absent = from the host item itself.
+   */
+  readonly desiredKeyPrefix?: string;
   readonly telemetryQueueUrl: string;
   /** The bucket agents ship worker output to (through the endpoint's S3); none: logs stay on the host. */
   readonly logsBucket?: string;
@@ -83,6 +88,7 @@ export class AgentSupervisor {
         `--host-id=${instanceId}`,
         `--state-dir=${dir}`,
         `--desired-state=dynamodb:${o.hostsTable}`,
+        ...(o.desiredKeyPrefix ? [`--desired-key=${o.desiredKeyPrefix}${instanceId}`] : []),
         `--telemetry=sqs:${o.telemetryQueueUrl}`,
         `--gpus=sim:${offering.gpus}x${offering.gpuType}`,
         // The instance's private address on the EC2 shim (127.0.x.y, all loopback): the rendezvous of its jobs.

@@ -175,6 +175,7 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
     );
     const [agentBundle] = await bundling;
     log('host agent bundled');
+    const roundTables = tableNames(runner.environment('round'));
     const agents = new AgentSupervisor({
       agentBundle: agentBundle!,
       runId,
@@ -182,6 +183,8 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
       endpointUrl: endpoint.url,
       region: REGION,
       hostsTable: tableNames(runner.environment('round')).hosts,
+      // The copy the round writes with each host's job-data credentials (vended on the endpoint's STS).
+      ...(roundTables.hostArnPrefix ? { desiredKeyPrefix: roundTables.hostArnPrefix } : {}),
       telemetryQueueUrl: telemetryQueue!.url!,
       logsBucket: runner.environment('api')[ENV.logsBucket],
       bus: endpoint.events,

@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
  * in the Authorization header or a presigned URL's X-Amz-Credential), else the JSON
  * protocols' `X-Amz-Target` prefix.
  */
-export type ServiceName = 'dynamodb' | 'sqs' | 'ec2' | 'events' | 's3';
+export type ServiceName = 'dynamodb' | 'sqs' | 'ec2' | 'events' | 's3' | 'sts';
 
 export interface RouteDecision {
   /** The service as the request names it (may be one we do not serve, e.g. "s3"). */
@@ -59,6 +59,7 @@ export function isServedService(service: string): service is ServiceName {
     service === 'sqs' ||
     service === 'ec2' ||
     service === 'events' ||
-    service === 's3'
+    service === 's3' ||
+    service === 'sts'
   );
 }

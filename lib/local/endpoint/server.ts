@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { AwsChunkedDecoder, decodedHeaders, isAwsChunked } from './aws-chunked.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import type { Ec2Snapshot } from './ec2/model.ts';
@@ -10,11 +11,13 @@ import type { Instance, TopologyLayout } from './ec2/types.ts';
 import { type EventBusSnapshot, LocalEventBus } from './events/bus.ts';
 import { handleEventsRequest } from './events/service.ts';
 import { createProxy } from './http-proxy.ts';
-import { send, sendJson } from './http-util.ts';
+import { readBody, send, sendJson } from './http-util.ts';
 import { isServedService, routeRequest, type ServiceName } from './routing.ts';
+import { guardS3Request } from './s3-authorization.ts';
 import { accessKeyIdOf, type S3Server, startS3Server } from './s3-server.ts';
 import { type QueueDefinition, SQS_ACCOUNT_ID, type SqsEmulator, startSqsEmulator } from './sqs-emulator.ts';
 import { StateFile } from './state-file.ts';
+import { LocalSts } from './sts.ts';
 import { escapeXml } from './xml.ts';
 
 /**
@@ -52,6 +55,10 @@ export interface LocalEndpointOptions {
     throttleRate?: number;
     throttleSeed?: number;
   };
+  /** The clock STS sessions expire by (epoch ms); tests move it. */
+  sts?: { clock?: () => number };
+  /** S3 rules: `hostRoleRules` holds local host credentials to a GPU instance role's rights (s3-authorization.ts). */
+  s3?: { hostRoleRules?: boolean };
   /** Diagnostic lines (startup, listener failures); silent by default. */
   log?: (line: string) => void;
 }
@@ -166,6 +173,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
     throttleState ^= throttleState << 5;
     return (throttleState >>> 0) / 2 ** 32;
   };
+  const sts = new LocalSts(accountId, options.sts?.clock);
   const handlers: Record<ServiceName, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>> = {
     dynamodb: (req, res) => {
       if (throttleRate > 0 && nextUniform() < throttleRate) {
@@ -200,14 +208,32 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
       }
       sqsEmulator.handle(req, res);
     },
+    sts: async (req, res) => {
+      const reply = sts.handle(await readBody(req), accessKeyIdOf(req.headers.authorization, req.url));
+      send(res, reply.status, 'text/xml', reply.body);
+    },
     ec2: (req, res) => ec2.handle(req, res),
     events: (req, res) => handleEventsRequest(bus, req, res),
-    s3: (req, res) => {
+    s3: async (req, res) => {
       const accessKeyId = accessKeyIdOf(req.headers.authorization, req.url);
       if (accessKeyId) s3Server.allowAccessKey(accessKeyId);
-      const decoded = isAwsChunked(req.headers)
-        ? { headers: decodedHeaders(req.headers), body: req.pipe(new AwsChunkedDecoder()) }
-        : undefined;
+      // Vended credentials are held to their session policy (s3-authorization.ts).
+      const guarded = await guardS3Request(req, sts, options.s3);
+      if (guarded.verdict && !guarded.verdict.allowed) {
+        req.resume();
+        send(
+          res,
+          guarded.verdict.status,
+          'application/xml',
+          s3Error(guarded.verdict.code, guarded.verdict.message),
+        );
+        return;
+      }
+      const decoded = guarded.body
+        ? { headers: req.headers, body: Readable.from([guarded.body]) }
+        : isAwsChunked(req.headers)
+          ? { headers: decodedHeaders(req.headers), body: req.pipe(new AwsChunkedDecoder()) }
+          : undefined;
       s3Proxy.forward(
         req,
         res,
@@ -238,6 +264,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
           ec2: 'running',
           events: 'running',
           s3: 'running',
+          sts: 'running',
         },
         edition: 'tessera-local',
       });
@@ -258,7 +285,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
         req,
         res,
         'UnsupportedService',
-        `The local endpoint does not emulate service '${route.service}' (from ${route.via}); it serves dynamodb, sqs, ec2, events, s3`,
+        `The local endpoint does not emulate service '${route.service}' (from ${route.via}); it serves dynamodb, sqs, ec2, events, s3, sts`,
       );
       return;
     }
@@ -325,6 +352,13 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
     },
     stop,
   };
+}
+
+function s3Error(code: string, message: string): string {
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code>` +
+    `<Message>${escapeXml(message)}</Message><RequestId>${randomUUID()}</RequestId></Error>`
+  );
 }
 
 function s3Unreachable(error: Error): string {

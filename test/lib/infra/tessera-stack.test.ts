@@ -154,6 +154,7 @@ describe('functions', () => {
         ENV.policy,
         ENV.roundSeconds,
         ENV.fleet,
+        ENV.hostDataRoleArn,
         'TESSERA_DATA_DIR',
       ].sort(),
       telemetry: [...tables, ENV.schedulerEventsQueueUrl, ENV.telemetryDlqUrl].sort(),
@@ -268,6 +269,7 @@ describe('least privilege', () => {
           'ec2:TerminateInstances',
           'iam:PassRole',
         ],
+        ['sts:AssumeRole'], // the HostDataRole, to vend each host credentials for its own jobs
         sqsConsume,
         ['sqs:SendMessage'], // failed asynchronous invocations → the events DLQ
       ),
@@ -330,7 +332,7 @@ describe('least privilege', () => {
     assert.deepEqual(read?.Condition, {
       'ForAllValues:StringEquals': {
         'dynamodb:LeadingKeys': ['${ec2:SourceInstanceARN}'],
-        'dynamodb:Attributes': ['hostId', 'desired'],
+        'dynamodb:Attributes': ['hostId', 'desired', 'dataCredentials'],
       },
       StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
     });
@@ -355,12 +357,101 @@ describe('least privilege', () => {
       !actionsOf.some((a) => /dynamodb:(Put|Update|Delete|Scan|Query)/.test(String(a))),
       'hosts never write tables',
     );
-    // Checkpoints: objects and listings only under jobs/<jobId>/checkpoints/ (the staging layout), no deletes.
-    const checkpoints = statements.find((s) => s.Sid === 'Checkpoints');
-    assert.deepEqual(checkpoints?.Action, ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload']);
-    assert.match(JSON.stringify(checkpoints?.Resource), /\/jobs\/\*\/checkpoints\/\*"/);
-    const list = statements.find((s) => s.Sid === 'ListCheckpoints');
-    assert.deepEqual(list?.Condition, { StringLike: { 's3:prefix': ['jobs/*/checkpoints/*', 'agent/*'] } });
+    // Job data (checkpoints, logs): none; see 'least privilege for hosts' below.
+  });
+});
+
+describe('least privilege for hosts: job data only through per-host vended credentials', () => {
+  type Statement = {
+    Sid?: string;
+    Effect: string;
+    Action: string | string[];
+    Resource: unknown;
+    Condition?: unknown;
+    Principal?: unknown;
+  };
+  const policiesOf = (role: { node: { defaultChild?: unknown } }) => {
+    const roleId = stack.getLogicalId(role.node.defaultChild as never);
+    return resources('AWS::IAM::Policy')
+      .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(roleId))
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+  };
+  const s3Resources = (statements: Statement[]) =>
+    statements
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:')))
+      .flatMap((s) => [s.Resource].flat().map((r) => JSON.stringify(r)));
+  const hostDataRoleId = logicalId(stack.hostData.role);
+
+  test('instance roles have no S3 right on jobs/ or workdirs/ (only reading agent/), and cannot assume the data role', () => {
+    for (const family of stack.fleet.families) {
+      const statements = policiesOf(family.role);
+      const s3 = s3Resources(statements);
+      assert.ok(s3.length > 0);
+      for (const r of s3) assert.match(r, /\/agent\/\*"\]\]\}$/, `instance role reaches ${r}`);
+      assert.ok(!JSON.stringify(statements).includes('jobs/'), 'no statement names jobs/');
+      assert.ok(!JSON.stringify(statements).includes('sts:'), 'no STS rights');
+      assert.ok(!JSON.stringify(statements).includes(hostDataRoleId));
+    }
+  });
+
+  test('only the round function may assume the HostDataRole', () => {
+    const trust = json.Resources[hostDataRoleId]!.Properties.AssumeRolePolicyDocument as {
+      Statement: Statement[];
+    };
+    const roundRoleId = stack.getLogicalId(stack.functions.round.role!.node.defaultChild as never);
+    assert.equal(trust.Statement.length, 1);
+    assert.equal(trust.Statement[0]!.Action, 'sts:AssumeRole');
+    assert.deepEqual(trust.Statement[0]!.Principal, { AWS: { 'Fn::GetAtt': [roundRoleId, 'Arn'] } });
+    const assumers = resources('AWS::IAM::Policy')
+      .filter(([, p]) =>
+        (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement.some(
+          (s) =>
+            [s.Action].flat().includes('sts:AssumeRole') &&
+            JSON.stringify(s.Resource).includes(hostDataRoleId),
+        ),
+      )
+      .map(([, p]) => JSON.stringify(p.Properties.Roles));
+    assert.deepEqual(assumers, [JSON.stringify([{ Ref: roundRoleId }])]);
+    const roundEnv = resources('AWS::Lambda::Function')
+      .map(([, f]) => (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables)
+      .find((v) => v[ENV.functionKind] === 'round')!;
+    assert.deepEqual(roundEnv[ENV.hostDataRoleArn], { 'Fn::GetAtt': [hostDataRoleId, 'Arn'] });
+  });
+
+  test('the HostDataRole: read/write/delete jobs/*, list only under jobs/, read workdirs/*; nothing else', () => {
+    const statements = policiesOf(stack.hostData.role);
+    const bucketId = logicalId(stack.storage.bucket);
+    const objects = (prefix: string) => ({
+      'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, `/${prefix}/*`]],
+    });
+    assert.deepEqual(
+      statements.map((s) => ({ Sid: s.Sid, Action: s.Action, Resource: s.Resource, Condition: s.Condition })),
+      [
+        {
+          Sid: 'JobData',
+          Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+          Resource: objects('jobs'),
+          Condition: undefined,
+        },
+        {
+          Sid: 'ListJobData',
+          Action: 's3:ListBucket',
+          Resource: { 'Fn::GetAtt': [bucketId, 'Arn'] },
+          Condition: { StringLike: { 's3:prefix': ['jobs/*'] } },
+        },
+        {
+          Sid: 'ReadWorkingDirectories',
+          Action: 's3:GetObject',
+          Resource: objects('workdirs'),
+          Condition: undefined,
+        },
+      ],
+    );
+    assert.equal(
+      json.Resources[hostDataRoleId]!.Properties.MaxSessionDuration,
+      undefined,
+      'one hour (the default)',
+    );
   });
 });
 
@@ -549,8 +640,8 @@ describe('every resource', () => {
       'AWS::EC2::VPCGatewayAttachment': 1,
       'AWS::Events::Rule': 3,
       'AWS::IAM::InstanceProfile': 2,
-      'AWS::IAM::Policy': 9,
-      'AWS::IAM::Role': 10,
+      'AWS::IAM::Policy': 10,
+      'AWS::IAM::Role': 11,
       'AWS::Lambda::EventInvokeConfig': 2,
       'AWS::Lambda::EventSourceMapping': 3,
       'AWS::Lambda::Function': 6,

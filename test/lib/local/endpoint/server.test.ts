@@ -102,6 +102,7 @@ describe('local AWS endpoint', () => {
       ec2: 'running',
       events: 'running',
       s3: 'running',
+      sts: 'running',
     });
   });
 
