@@ -25,6 +25,8 @@ export const ENV = {
   /** Set only locally: the AWS-compatible endpoint every client talks to. */
   endpoint: 'AWS_ENDPOINT_URL',
   region: 'AWS_REGION',
+  /** The cluster bucket (`GET /config` tells the CLI where to upload working directories). */
+  bucket: 'TESSERA_BUCKET',
   /** `arn:<partition>:ec2:<region>:<account>:instance/`: keys of the hosts' desired-state copies (least privilege). */
   hostArnPrefix: 'TESSERA_HOST_ARN_PREFIX',
 } as const;
@@ -64,7 +66,13 @@ const fleetJson = z.string().transform((text, ctx) => {
 });
 
 const schemas = {
-  api: z.object({ ...tables, [ENV.schedulerEventsQueueUrl]: required }),
+  api: z.object({
+    ...tables,
+    [ENV.schedulerEventsQueueUrl]: required,
+    [ENV.bucket]: z.string().min(1).optional(),
+    [ENV.region]: z.string().min(1).optional(),
+    [ENV.endpoint]: z.string().min(1).optional(),
+  }),
   ingest: z.object({
     ...tables,
     [ENV.schedulerEventsQueueUrl]: required,

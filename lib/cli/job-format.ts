@@ -49,6 +49,13 @@ export const jobsTable = (jobs: readonly JobView[], nowMs: number): string =>
     { leftAligned: 7 },
   );
 
+/** Where the job's code comes from, when it says (image, working directory, setup). */
+const codeLines = (job: JobView): string[] => [
+  ...(job.image ? [`  image:       ${job.image}`] : []),
+  ...(job.workdir ? [`  workdir:     ${job.workdir}`] : []),
+  ...(job.setup ? [`  setup:       ${job.setup.join(' && ')}`] : []),
+];
+
 /** One job: spec, placement, wait, and its timeline. */
 export const jobDetails = (job: JobView, nowMs: number): string => {
   const lines = [
@@ -57,6 +64,7 @@ export const jobDetails = (job: JobView, nowMs: number): string => {
     `  model:       ${job.model}, batch ${job.batchSize}, ${job.iterations} iterations, priority ${job.priority}`,
     `  asks for:    ${job.gpus} GPU(s)${job.gpuTypes ? ` of ${job.gpuTypes.join(', ')}` : ''}${job.elastic ? ` (elastic, maxP ${job.elastic.maxP})` : ''}`,
     `  command:     ${job.command.join(' ')}`,
+    ...codeLines(job),
     `  progress:    ${Math.min(job.progress, job.iterations)}/${job.iterations} (${percent(job)})${job.iterationsPerSecond !== undefined ? `, ${job.iterationsPerSecond.toFixed(2)} it/s` : ''}`,
     `  checkpoint:  ${job.checkpointStep >= 0 ? `step ${job.checkpointStep}` : 'none yet'}; ${job.restarts} restart(s), ${job.migrations} migration(s)`,
   ];

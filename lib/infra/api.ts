@@ -22,6 +22,7 @@ export const API_ROUTES = [
   { method: 'GET', path: '/jobs/{id}' },
   { method: 'DELETE', path: '/jobs/{id}' },
   { method: 'GET', path: '/cluster' },
+  { method: 'GET', path: '/config' },
 ] as const;
 
 export class TesseraApi extends Construct {
@@ -68,5 +69,6 @@ export class TesseraApi extends Construct {
     job.addMethod('GET', integration, { ...options, requestParameters: idParameter });
     job.addMethod('DELETE', integration, { ...options, requestParameters: idParameter });
     cluster.addMethod('GET', integration, options);
+    this.api.root.addResource('config').addMethod('GET', integration, options);
   }
 }

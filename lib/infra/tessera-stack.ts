@@ -99,7 +99,7 @@ export class TesseraStack extends Stack {
       repositoryRoot: root,
       perfDataDir: props.perfDataDir ?? resolveDataDir(),
       environment: {
-        api: { ...tableEnv, ...events },
+        api: { ...tableEnv, ...events, [ENV.bucket]: this.storage.bucket.bucketName },
         ingest: { ...tableEnv, ...events, [ENV.submissionsDlqUrl]: q.submissionsDlq.queueUrl },
         round: {
           ...tableEnv,
