@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { buildAgent } from '../../../agents/host/build.ts';
 import { createAwsClients } from '../../aws/clients.ts';
@@ -125,10 +126,11 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
         sqs: clients.sqs,
         ec2: clients.ec2,
         events: endpoint.events,
+        s3: new S3Client({ endpoint: endpoint.url, region: REGION, credentials, forcePathStyle: true }),
       },
       { stackName: STACK, region: REGION, accountId: ACCOUNT },
     );
-    log('tables, queues, rules and launch templates ready');
+    log('tables, queues, rules, launch templates and buckets ready');
     const functions = resolveTemplateFunctions(template, resources, { region: REGION, accountId: ACCOUNT });
     const roundEnv = functions.functions.find((f) => f.kind === 'round')!.env;
     const fleet = {

@@ -1,4 +1,11 @@
-import { Agent, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  request,
+  type ServerResponse,
+} from 'node:http';
+import type { Readable } from 'node:stream';
 
 /**
  * Forward a request to a loopback port unchanged (method, path, headers, body streamed both
@@ -6,9 +13,16 @@ import { Agent, type IncomingMessage, request, type ServerResponse } from 'node:
  */
 export function createProxy(port: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const forward = (req: IncomingMessage, res: ServerResponse, onError: (error: Error) => void): void => {
+  /** `body` and `headers` replace the request's own when the body is rewritten (e.g. decoded) on the way. */
+  const forward = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    onError: (error: Error) => void,
+    rewritten?: { headers: IncomingHttpHeaders; body: Readable },
+  ): void => {
+    const headers = rewritten?.headers ?? req.headers;
     const upstream = request(
-      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent },
+      { host: '127.0.0.1', port, method: req.method, path: req.url, headers, agent },
       (upstreamRes) => {
         res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, upstreamRes.rawHeaders);
         upstreamRes.pipe(res);
@@ -19,7 +33,12 @@ export function createProxy(port: number) {
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
-    req.pipe(upstream);
+    if (rewritten) {
+      rewritten.body.on('error', (error) => upstream.destroy(error));
+      rewritten.body.pipe(upstream);
+    } else {
+      req.pipe(upstream);
+    }
   };
   return { forward, close: () => agent.destroy() };
 }

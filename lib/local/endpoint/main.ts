@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Command, InvalidArgumentError } from 'commander';
 import { startLocalEndpoint } from './server.ts';
@@ -35,7 +36,7 @@ interface CliOptions {
 const program = new Command()
   .name('local-endpoint')
   .description(
-    'LocalStack-style AWS endpoint: DynamoDB (DynamoDB Local), SQS (fauxqs), EC2 and EventBridge shims',
+    'LocalStack-style AWS endpoint: DynamoDB (DynamoDB Local), SQS (fauxqs), S3 (s3rver), EC2 and EventBridge shims',
   )
   .option('--port <port>', 'port to listen on (0 = any free port)', portNumber, 4566)
   .option('--host <host>', 'address to listen on', '127.0.0.1')
@@ -43,7 +44,7 @@ const program = new Command()
   .option('--data-dir <dir>', 'persist state in this directory (default: in memory)')
   .option(
     '--template <file>',
-    'create the tables, queues, rules and launch templates of this synthesized CloudFormation template',
+    'create the tables, queues, rules, launch templates and buckets of this synthesized CloudFormation template',
   )
   .option('--stack-name <name>', 'stack name for generated resource names', 'tessera')
   .option('--ec2-pending-ms <ms>', 'how long launched instances stay pending', nonNegativeMs)
@@ -95,6 +96,7 @@ if (options.template) {
         dynamodb: new DynamoDBClient(config),
         sqs: new SQSClient(config),
         ec2: new EC2Client(config),
+        s3: new S3Client({ ...config, forcePathStyle: true }),
         events: endpoint.events,
       },
       { stackName: options.stackName, region: endpoint.region, ...(options.verbose ? { log } : {}) },

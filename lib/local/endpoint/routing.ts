@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
  * in the Authorization header or a presigned URL's X-Amz-Credential), else the JSON
  * protocols' `X-Amz-Target` prefix.
  */
-export type ServiceName = 'dynamodb' | 'sqs' | 'ec2' | 'events';
+export type ServiceName = 'dynamodb' | 'sqs' | 'ec2' | 'events' | 's3';
 
 export interface RouteDecision {
   /** The service as the request names it (may be one we do not serve, e.g. "s3"). */
@@ -54,5 +54,11 @@ export function routeRequest(
 }
 
 export function isServedService(service: string): service is ServiceName {
-  return service === 'dynamodb' || service === 'sqs' || service === 'ec2' || service === 'events';
+  return (
+    service === 'dynamodb' ||
+    service === 'sqs' ||
+    service === 'ec2' ||
+    service === 'events' ||
+    service === 's3'
+  );
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { AwsChunkedDecoder, decodedHeaders, isAwsChunked } from './aws-chunked.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import type { Ec2Snapshot } from './ec2/model.ts';
 import { Ec2Service } from './ec2/service.ts';
@@ -11,13 +12,15 @@ import { handleEventsRequest } from './events/service.ts';
 import { createProxy } from './http-proxy.ts';
 import { send, sendJson } from './http-util.ts';
 import { isServedService, routeRequest, type ServiceName } from './routing.ts';
+import { accessKeyIdOf, type S3Server, startS3Server } from './s3-server.ts';
 import { type QueueDefinition, SQS_ACCOUNT_ID, type SqsEmulator, startSqsEmulator } from './sqs-emulator.ts';
 import { StateFile } from './state-file.ts';
 import { escapeXml } from './xml.ts';
 
 /**
  * One LocalStack-style port for the AWS APIs Tessera uses: DynamoDB (real DynamoDB Local,
- * proxied), SQS (fauxqs, in-process), and small EC2 and EventBridge shims. Requests are routed
+ * proxied), SQS (fauxqs, in-process), S3 (the s3rver server, proxied; path-style), and small EC2
+ * and EventBridge shims. Requests are routed
  * by SigV4 credential scope, falling back to X-Amz-Target.
  */
 export interface LocalEndpointOptions {
@@ -25,7 +28,7 @@ export interface LocalEndpointOptions {
   port?: number;
   host?: string;
   region?: string;
-  /** Persist state here (DynamoDB data, EC2/EventBridge state, SQS queue definitions); in memory when absent. */
+  /** Persist state here (DynamoDB data, S3 objects, EC2/EventBridge state, SQS queue definitions); in memory when absent. */
   dataDir?: string;
   ec2?: {
     /** pending → running delay (ms). */
@@ -123,9 +126,10 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
 
   let dynamodb: DynamoDbLocal | undefined;
   let sqs: SqsEmulator | undefined;
+  let s3: S3Server | undefined;
   const stopServices = async () => {
     ec2.stop();
-    await Promise.allSettled([dynamodb?.stop(), sqs?.stop()]);
+    await Promise.allSettled([dynamodb?.stop(), sqs?.stop(), s3?.stop()]);
   };
   const started = await Promise.allSettled([
     startDynamoDbLocal({
@@ -137,15 +141,20 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
     startSqsEmulator({ endpointUrl: () => url, region }).then((s) => {
       sqs = s;
     }),
+    startS3Server(options.dataDir ? { dataDir: join(options.dataDir, 's3') } : {}).then((s) => {
+      s3 = s;
+    }),
   ]);
   const failure = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failure || !dynamodb || !sqs) {
+  if (failure || !dynamodb || !sqs || !s3) {
     await stopServices();
     throw failure?.reason ?? new Error('local endpoint services failed to start');
   }
   const ddb: DynamoDbLocal = dynamodb;
   const sqsEmulator: SqsEmulator = sqs;
   const dynamoProxy = createProxy(ddb.port);
+  const s3Server: S3Server = s3;
+  const s3Proxy = createProxy(s3.port);
 
   let throttleRate = options.dynamodb?.throttleRate ?? 0;
   let throttleState = (options.dynamodb?.throttleSeed ?? 1) >>> 0 || 1;
@@ -193,6 +202,22 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
     },
     ec2: (req, res) => ec2.handle(req, res),
     events: (req, res) => handleEventsRequest(bus, req, res),
+    s3: (req, res) => {
+      const accessKeyId = accessKeyIdOf(req.headers.authorization, req.url);
+      if (accessKeyId) s3Server.allowAccessKey(accessKeyId);
+      const decoded = isAwsChunked(req.headers)
+        ? { headers: decodedHeaders(req.headers), body: req.pipe(new AwsChunkedDecoder()) }
+        : undefined;
+      s3Proxy.forward(
+        req,
+        res,
+        (error) => {
+          if (!res.headersSent) send(res, 502, 'application/xml', s3Unreachable(error));
+          else res.destroy(error);
+        },
+        decoded,
+      );
+    },
   };
 
   const server: Server = createServer((req, res) => {
@@ -212,6 +237,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
           sqs: 'running',
           ec2: 'running',
           events: 'running',
+          s3: 'running',
         },
         edition: 'tessera-local',
       });
@@ -232,7 +258,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
         req,
         res,
         'UnsupportedService',
-        `The local endpoint does not emulate service '${route.service}' (from ${route.via}); it serves dynamodb, sqs, ec2, events`,
+        `The local endpoint does not emulate service '${route.service}' (from ${route.via}); it serves dynamodb, sqs, ec2, events, s3`,
       );
       return;
     }
@@ -248,6 +274,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
   }).catch(async (error: NodeJS.ErrnoException) => {
     await stopServices();
     dynamoProxy.close();
+    s3Proxy.close();
     throw error.code === 'EADDRINUSE'
       ? new Error(
           `port ${requestedPort} on ${host} is already in use (another LocalStack or endpoint running?)`,
@@ -270,6 +297,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
       server.closeAllConnections();
       await stopServices();
       dynamoProxy.close();
+      s3Proxy.close();
       await closed;
       if (files) {
         files.ec2.save(ec2.model.snapshot());
@@ -297,6 +325,13 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
     },
     stop,
   };
+}
+
+function s3Unreachable(error: Error): string {
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>ServiceUnavailable</Code>` +
+    `<Message>${escapeXml(`S3 server unreachable: ${error.message}`)}</Message></Error>`
+  );
 }
 
 function unknownService(req: IncomingMessage, res: ServerResponse, code: string, message: string): void {

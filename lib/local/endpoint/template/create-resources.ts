@@ -13,6 +13,7 @@ import {
   DescribeLaunchTemplatesCommand,
   type EC2Client,
 } from '@aws-sdk/client-ec2';
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
@@ -21,6 +22,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { RuleTarget } from '../events/types.ts';
+import { createBucket } from './create-bucket.ts';
 import { evaluateCondition, type ResolveContext, referencedLogicalIds } from './intrinsics.ts';
 import { generatedName, NAME_RULES } from './names.ts';
 import { PropertyReader } from './properties.ts';
@@ -28,7 +30,7 @@ import { PropertyReader } from './properties.ts';
 /**
  * Create, through ordinary AWS API calls, the stateful resources a synthesized
  * CloudFormation template declares — DynamoDB tables (GSIs, TTL, streams), SQS queues (FIFO,
- * redrive to DLQs), EventBridge rules with targets, and EC2 launch templates — so the local
+ * redrive to DLQs), EventBridge rules with targets, EC2 launch templates and S3 buckets — so the local
  * cluster runs on the same definitions as the cloud stack. Idempotent: existing resources are
  * kept (queues get their attributes re-applied). Works against this endpoint or LocalStack.
  */
@@ -69,6 +71,8 @@ export interface TemplateClients {
   sqs: SQSClient;
   events?: EventsRuleApi;
   ec2?: EC2Client;
+  /** Path-style (`forcePathStyle`) client; buckets are skipped without one. */
+  s3?: S3Client;
 }
 
 export interface CreateFromTemplateOptions {
@@ -118,6 +122,7 @@ const CREATED_TYPES = new Set([
   'AWS::SQS::Queue',
   'AWS::Events::Rule',
   'AWS::EC2::LaunchTemplate',
+  'AWS::S3::Bucket',
 ]);
 
 interface Identity {
@@ -249,6 +254,8 @@ export async function createResourcesFromTemplate(
       });
     } else if (resource.Type === 'AWS::EC2::LaunchTemplate' && !clients.ec2) {
       result.skipped.push({ logicalId, type: resource.Type, reason: 'no EC2 client given' });
+    } else if (resource.Type === 'AWS::S3::Bucket' && !clients.s3) {
+      result.skipped.push({ logicalId, type: resource.Type, reason: 'no S3 client given' });
     } else if (resource.Type === 'AWS::Events::Rule' && !clients.events) {
       result.skipped.push({ logicalId, type: resource.Type, reason: 'no EventBridge client given' });
     } else if (CREATED_TYPES.has(resource.Type)) {
@@ -274,6 +281,9 @@ export async function createResourcesFromTemplate(
           break;
         case 'AWS::Events::Rule':
           created = await createRule(reader, clients.events!, stackName);
+          break;
+        case 'AWS::S3::Bucket':
+          created = await createBucket(reader, clients.s3!, stackName);
           break;
         default:
           created = await createLaunchTemplate(reader, clients.ec2!, stackName);

@@ -42,12 +42,13 @@ describe('routeRequest', () => {
     assert.equal(routeRequest({}, '/?Action=RunInstances'), undefined);
   });
 
-  test('isServedService accepts exactly the four emulated services', () => {
+  test('isServedService accepts exactly the five served services', () => {
     assert.deepEqual(['dynamodb', 'sqs', 'ec2', 'events', 's3', 'lambda'].filter(isServedService), [
       'dynamodb',
       'sqs',
       'ec2',
       'events',
+      's3',
     ]);
   });
 });

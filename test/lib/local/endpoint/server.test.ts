@@ -101,6 +101,7 @@ describe('local AWS endpoint', () => {
       sqs: 'running',
       ec2: 'running',
       events: 'running',
+      s3: 'running',
     });
   });
 
@@ -150,11 +151,11 @@ describe('local AWS endpoint', () => {
     });
 
     test('an unknown service gets a 400 naming it, as XML or JSON', async () => {
-      const s3 = await rawRequest(endpoint, { service: 's3', body: '' });
-      assert.equal(s3.status, 400);
-      assert.match(s3.contentType, /xml/);
-      assert.match(s3.text, /<Code>UnsupportedService<\/Code>/);
-      assert.match(s3.text, /service 's3'/);
+      const lambda = await rawRequest(endpoint, { service: 'lambda', body: '' });
+      assert.equal(lambda.status, 400);
+      assert.match(lambda.contentType, /xml/);
+      assert.match(lambda.text, /<Code>UnsupportedService<\/Code>/);
+      assert.match(lambda.text, /service 'lambda'/);
 
       const stepFunctions = await rawRequest(endpoint, {
         headers: {

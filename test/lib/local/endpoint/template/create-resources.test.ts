@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
+import { HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   GetQueueAttributesCommand,
   ListQueueTagsCommand,
@@ -68,6 +69,7 @@ describe('createResourcesFromTemplate against the local endpoint', () => {
   let dynamodb: DynamoDBClient;
   let sqs: SQSClient;
   let ec2: EC2Client;
+  let s3: S3Client;
   let clients: TemplateClients;
   let created: TemplateResources;
 
@@ -76,12 +78,13 @@ describe('createResourcesFromTemplate against the local endpoint', () => {
     dynamodb = new DynamoDBClient(clientConfig(endpoint.url));
     sqs = new SQSClient(clientConfig(endpoint.url));
     ec2 = new EC2Client(clientConfig(endpoint.url));
-    clients = { dynamodb, sqs, ec2, events: new EventBridgeJsonClient(clientConfig(endpoint.url)) };
+    s3 = new S3Client({ ...clientConfig(endpoint.url), forcePathStyle: true });
+    clients = { dynamodb, sqs, ec2, s3, events: new EventBridgeJsonClient(clientConfig(endpoint.url)) };
     created = await createResourcesFromTemplate(template, clients, { stackName: 'TesseraLocal' });
   });
 
   after(async () => {
-    for (const client of [dynamodb, sqs, ec2]) client?.destroy();
+    for (const client of [dynamodb, sqs, ec2, s3]) client?.destroy();
     await endpoint?.stop();
   });
 
@@ -99,6 +102,7 @@ describe('createResourcesFromTemplate against the local endpoint', () => {
       Ec2StateChangeRule6B7C8D9E: 'tessera-ec2-state',
       GpuLaunchTemplateP4d7D8E9F0A: 'tessera-p4d',
       LocalOnlyQueue7A8B9C0D: 'TesseraLocal-LocalOnlyQueue7A8B9C0D',
+      AgentBucket6A7B8C9D: 'tesseralocal-agentbucket6a7b8c9d',
     });
     const submissions = created.resources.SubmissionsQueue2C3D4E5F!;
     assert.equal(submissions.url, `${endpoint.url}/000000000000/TesseraLocal-submissions`);
@@ -109,7 +113,6 @@ describe('createResourcesFromTemplate against the local endpoint', () => {
   test('lists skipped resources, with Lambda identities for rule targets', () => {
     const skipped = Object.fromEntries(created.skipped.map((s) => [s.logicalId, s]));
     assert.deepEqual(Object.keys(skipped).sort(), [
-      'AgentBucket6A7B8C9D',
       'AgentInstanceProfile3F4A5B6C',
       'FleetEventsFunction4C5D6E7F',
       'RoundFunction0E1F2A3B',
@@ -123,6 +126,16 @@ describe('createResourcesFromTemplate against the local endpoint', () => {
     );
     assert.equal(skipped.FleetEventsFunction4C5D6E7F?.name, 'tessera-fleet-events');
     assert.equal(skipped.TelemetryKey0C1D2E3F?.reason, 'resource type not emulated locally');
+  });
+
+  test('buckets exist in the local S3 under their generated name; server-side settings are noted', async () => {
+    const bucket = created.resources.AgentBucket6A7B8C9D!;
+    assert.equal(bucket.arn, 'arn:aws:s3:::tesseralocal-agentbucket6a7b8c9d');
+    await s3.send(new HeadBucketCommand({ Bucket: bucket.name }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket.name, Key: 'agent/x', Body: 'x' }));
+    assert.ok(created.notes.some((n) => /AgentBucket6A7B8C9D.*BucketEncryption ignored/.test(n)));
+    const again = await createResourcesFromTemplate(template, clients, { stackName: 'TesseraLocal' });
+    assert.equal(again.resources.AgentBucket6A7B8C9D?.existed, true);
   });
 
   test('tables have their GSIs, TTL and streams', async () => {
@@ -225,7 +238,6 @@ describe('createResourcesFromTemplate against the local endpoint', () => {
       /JobsTable1A2B3C4D GlobalSecondaryIndexes\[byTenant\]\.ContributorInsightsSpecification ignored/,
       /TelemetryQueue8E9F0A1B \(AWS::SQS::Queue\) property KmsMasterKeyId ignored: Fn::GetAtt TelemetryKey0C1D2E3F\.Arn/,
       /Ec2StateChangeRule6B7C8D9E \(AWS::Events::Rule\) property Targets\[2\] ignored: Fn::GetAtt SomeMissingThing\.Arn/,
-      /GpuLaunchTemplateP4d7D8E9F0A \(AWS::EC2::LaunchTemplate\) property LaunchTemplateData\.UserData ignored: Ref AgentBucket6A7B8C9D/,
       /GpuLaunchTemplateP4d7D8E9F0A \(AWS::EC2::LaunchTemplate\) property LaunchTemplateData\.IamInstanceProfile ignored/,
     ];
     for (const pattern of expected) {
