@@ -20,6 +20,7 @@ import { processLauncher, type WorkerHandle, type WorkerLauncher } from './proce
 import { type Effect, Reconciler, type WorkerExit } from './reconciler.ts';
 import { type PersistedProcess, readStateFile, writeStateFile } from './state-file.ts';
 import { TelemetryBuffer } from './telemetry-buffer.ts';
+import { usesWorkspace, type WorkspaceLauncher } from './workspace/workspace-launcher.ts';
 
 export const AGENT_VERSION = '0.1.0';
 
@@ -69,6 +70,8 @@ export interface AgentDependencies {
   logger?: Logger;
   /** Environment workers inherit (minus TESSERA_*); the agent's own by default. */
   workerEnv?: NodeJS.ProcessEnv;
+  /** Starts workers of jobs with a `workdir`, `image` or `setup`; without it such jobs fail with the reason. */
+  workspaces?: WorkspaceLauncher | null;
 }
 
 interface WatchedWorker {
@@ -376,6 +379,7 @@ export class HostAgent {
           break;
         case 'release':
           this.deleteLogs(effect.jobId);
+          this.deps.workspaces?.release(effect.jobId);
           break;
       }
     }
@@ -388,13 +392,16 @@ export class HostAgent {
     const stderrPath = `${file}.err`;
     let handle: WorkerHandle;
     try {
-      handle = this.launcher.launch({
+      const spec = {
         ref: effect.ref,
         command: effect.job.command,
         env: buildWorkerEnv(effect.job, effect.worker, effect.resumeStep, this.deps.workerEnv ?? process.env),
         stdoutPath,
         stderrPath,
-      });
+      };
+      if (!usesWorkspace(effect.job)) handle = this.launcher.launch(spec);
+      else if (this.deps.workspaces) handle = this.deps.workspaces.launch(spec, effect.job, effect.worker);
+      else throw new Error('this agent cannot run jobs with a workdir, image or setup (no workspaces)');
     } catch (error) {
       // Report asynchronously: the reconciler is in the middle of producing these effects.
       const spawnError = errorMessage(error);

@@ -36,6 +36,8 @@ export interface AgentConfig {
   imdsUrl: string | null;
   topology: 'ec2' | 'none';
   aws: { region?: string; endpoint?: string };
+  /** The container runtime binary for jobs with an `image` (docker by default). */
+  containerRuntime: string;
   timings: AgentTimings;
 }
 
@@ -83,6 +85,11 @@ const SETTINGS = {
     'desired-key',
     'DESIRED_KEY',
     'key of the item holding the desired state (default the host id; on EC2 the instance ARN, the only key its role may read)',
+  ),
+  containerRuntime: s(
+    'container-runtime',
+    'CONTAINER_RUNTIME',
+    'container runtime binary for jobs with an image (default docker; any CLI taking docker run flags)',
   ),
   desiredAttribute: s(
     'desired-attribute',
@@ -268,6 +275,7 @@ export function parseAgentConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     imdsUrl,
     topology: topologyValue,
     aws,
+    containerRuntime: read(SETTINGS.containerRuntime)?.value ?? 'docker',
     timings,
   };
 }

@@ -21,6 +21,7 @@ import { type DesiredStateSource, FileDesiredStateSource } from './ports/desired
 import { DynamoDbDesiredStateSource } from './ports/dynamodb-desired-state-source.ts';
 import { SqsTelemetrySink } from './ports/sqs-telemetry-sink.ts';
 import { JsonLinesTelemetrySink, type TelemetrySink } from './ports/telemetry-sink.ts';
+import { workspaceLauncher } from './workspace/workspace-setup.ts';
 
 const IDENTITY_ATTEMPTS = 5;
 
@@ -111,6 +112,7 @@ async function main(argv: string[]): Promise<void> {
     timings: config.timings,
     spotNotices: imds,
     logger,
+    workspaces: workspaceLauncher(config),
   };
   agent = new HostAgent(dependencies);
   const running = agent;

@@ -12,6 +12,8 @@ export interface LaunchSpec {
   ref: string;
   command: string[];
   env: Record<string, string>;
+  /** Working directory of the process (the job's workspace); the agent's own when omitted. */
+  cwd?: string;
   stdoutPath: string;
   stderrPath: string;
 }
@@ -151,6 +153,7 @@ export const processLauncher: WorkerLauncher = {
     try {
       const child = spawn(command, args, {
         env: spec.env,
+        ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
         stdio: ['ignore', stdout, stderr],
         detached: true,
       });
