@@ -10,6 +10,7 @@ import { SimulatedGpuDiscovery } from '../../../agents/host/discovery/simulated-
 import { InMemoryDesiredStateSource } from '../../../agents/host/ports/desired-state-source.ts';
 import { InMemoryTelemetrySink } from '../../../agents/host/ports/telemetry-sink.ts';
 import { processLauncher, type WorkerLauncher } from '../../../agents/host/process/worker-launcher.ts';
+import type { WorkspaceLauncher } from '../../../agents/host/workspace/workspace-launcher.ts';
 import type { DesiredJob } from '../../../lib/protocol/desired-state.ts';
 
 export const SIM_TRAINER = resolve(import.meta.dirname, '../../../agents/host/sim-trainer.mjs');
@@ -214,6 +215,8 @@ export function agentHarness(options: {
   pids?: Set<number>;
   spotNotices?: ConstructorParameters<typeof HostAgent>[0]['spotNotices'];
   gpuCount?: number;
+  /** Runs jobs that bring their own code, starting their processes with the recording launcher. */
+  workspaces?: (launcher: WorkerLauncher) => WorkspaceLauncher;
 }): AgentHarness {
   const { launcher, pids } = recordingLauncher(options.pids);
   const desired = options.desired ?? new InMemoryDesiredStateSource();
@@ -234,6 +237,7 @@ export function agentHarness(options: {
     timings: { ...FAST_TIMINGS, ...options.timings },
     launcher,
     spotNotices: options.spotNotices ?? null,
+    workspaces: options.workspaces?.(launcher) ?? null,
   });
   return { agent, desired, telemetry, pids, stateDir: options.stateDir };
 }
