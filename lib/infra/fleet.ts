@@ -33,6 +33,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { WORKDIR_PREFIX } from '../protocol/code-source.ts';
 import { AGENT_PREFIX, CHECKPOINT_PREFIX } from './storage.ts';
 
 /** Public SSM parameter of the Deep Learning Base OSS Nvidia Driver AMI (Amazon Linux 2023, x86_64). */
@@ -201,6 +202,14 @@ const grantHostPermissions = (role: Role, props: TesseraFleetProps) => {
       actions: ['s3:ListBucket'],
       resources: [props.bucket.bucketArn],
       conditions: { StringLike: { 's3:prefix': [`${CHECKPOINT_PREFIX}/*`, `${AGENT_PREFIX}/*`] } },
+    }),
+  );
+  role.addToPolicy(
+    new PolicyStatement({
+      // Uploaded working directories: content-addressed archives, read only (the CLI writes them).
+      sid: 'ReadWorkdirs',
+      actions: ['s3:GetObject'],
+      resources: [props.bucket.arnForObjects(`${WORKDIR_PREFIX}*`)],
     }),
   );
   role.addToPolicy(

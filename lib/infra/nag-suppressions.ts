@@ -57,9 +57,9 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
     path: '/Fleet',
     id: 'AwsSolutions-IAM5',
     reason:
-      'GPU hosts write checkpoints under checkpoints/<jobId>/ for whichever jobs they run, and read the agent bundle under agent/; DescribeInstanceTopology supports no resource-level permissions.',
+      'GPU hosts write checkpoints under checkpoints/<jobId>/ for whichever jobs they run, read the agent bundle under agent/ and the working directories of their jobs under workdirs/ (content-addressed archives, read only); DescribeInstanceTopology supports no resource-level permissions.',
     appliesTo: [
-      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(checkpoints|agent)/\\*$/' },
+      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(checkpoints|agent|workdirs)/\\*$/' },
       'Resource::*',
     ],
   },

@@ -144,7 +144,7 @@ describe('functions', () => {
     );
     const tables = [ENV.jobsTable, ENV.hostsTable, ENV.hostArnPrefix, ENV.profilesTable, ENV.stateTable];
     assert.deepEqual(vars, {
-      api: [...tables, ENV.schedulerEventsQueueUrl].sort(),
+      api: [...tables, ENV.schedulerEventsQueueUrl, ENV.bucket].sort(),
       ingest: [...tables, ENV.schedulerEventsQueueUrl, ENV.submissionsDlqUrl].sort(),
       round: [
         ...tables,
@@ -335,6 +335,9 @@ describe('least privilege', () => {
       !actionsOf.some((a) => /dynamodb:(Put|Update|Delete|Scan|Query)/.test(String(a))),
       'hosts never write tables',
     );
+    const workdirs = statements.find((s) => s.Sid === 'ReadWorkdirs');
+    assert.equal(workdirs?.Action, 's3:GetObject', 'working directories: read only');
+    assert.match(JSON.stringify(workdirs?.Resource), /\/workdirs\/\*"/);
   });
 });
 
@@ -363,11 +366,11 @@ describe('EventBridge', () => {
 });
 
 describe('API', () => {
-  test('five IAM-authorised methods on one Lambda proxy', () => {
+  test('six IAM-authorised methods on one Lambda proxy', () => {
     const methods = resources('AWS::ApiGateway::Method').filter(
       ([, m]) => m.Properties.HttpMethod !== 'OPTIONS',
     );
-    assert.equal(methods.length, 5);
+    assert.equal(methods.length, 6);
     for (const [, m] of methods) {
       assert.equal(m.Properties.AuthorizationType, 'AWS_IAM');
       assert.equal((m.Properties.Integration as { Type: string }).Type, 'AWS_PROXY');
@@ -502,9 +505,9 @@ describe('every resource', () => {
     assert.deepEqual(counts, {
       'AWS::ApiGateway::Account': 1,
       'AWS::ApiGateway::Deployment': 1,
-      'AWS::ApiGateway::Method': 5,
+      'AWS::ApiGateway::Method': 6,
       'AWS::ApiGateway::RequestValidator': 1,
-      'AWS::ApiGateway::Resource': 3,
+      'AWS::ApiGateway::Resource': 4,
       'AWS::ApiGateway::RestApi': 1,
       'AWS::ApiGateway::Stage': 1,
       'AWS::CloudWatch::Alarm': 5,
@@ -529,7 +532,7 @@ describe('every resource', () => {
       'AWS::Lambda::EventSourceMapping': 3,
       'AWS::Lambda::Function': 6,
       'AWS::Lambda::LayerVersion': 1,
-      'AWS::Lambda::Permission': 13,
+      'AWS::Lambda::Permission': 15,
       'AWS::Logs::LogGroup': 7,
       'AWS::S3::Bucket': 2,
       'AWS::S3::BucketPolicy': 2,
