@@ -7,7 +7,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { TesseraClient } from '../../client/index.ts';
-import { mib, packWorkdir } from './pack-workdir.ts';
+import { checkWorkdir, mib, packWorkdir } from './pack-workdir.ts';
 import { type UploadProgress, uploadWorkdir } from './upload-workdir.ts';
 import { WorkdirError } from './workdir-error.ts';
 
@@ -35,12 +35,13 @@ export const bringWorkdirs = async <J extends { document: Doc }>(
 ): Promise<J[]> => {
   const local = [...new Set(jobs.map((j) => j.document.workdir).filter(isLocalWorkdir))];
   if (local.length === 0) return [...jobs];
+  const pathOf = (given: string) => (isAbsolute(given) ? given : resolve(options.baseDir, given));
+  for (const given of local) checkWorkdir(pathOf(given), given); // before asking the API anything
   const target = options.s3 ?? (await s3For(client));
   const uris = new Map<string, string>();
   try {
     for (const given of local) {
-      const dir = isAbsolute(given) ? given : resolve(options.baseDir, given);
-      const archive = await packWorkdir(dir, { shownAs: given });
+      const archive = await packWorkdir(pathOf(given), { shownAs: given });
       try {
         const total = archive.bytes;
         const progress =

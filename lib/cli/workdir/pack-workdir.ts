@@ -34,13 +34,7 @@ export const packWorkdir = async (
   options: { maxBytes?: number; shownAs?: string } = {},
 ): Promise<PackedWorkdir> => {
   const shown = options.shownAs ?? root;
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(root).isDirectory();
-  } catch {
-    throw new WorkdirError(`workdir ${shown}: no such directory (${root})`);
-  }
-  if (!isDirectory) throw new WorkdirError(`workdir ${shown}: not a directory (${root})`);
+  checkWorkdir(root, shown);
   const listing = listWorkdir(root);
   const maxBytes = options.maxBytes ?? MAX_WORKDIR_BYTES;
   if (listing.bytes > maxBytes)
@@ -73,6 +67,17 @@ export const packWorkdir = async (
     files: listing.files,
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
+};
+
+/** Throws a WorkdirError unless `root` is a directory (`shown` is how the user wrote it). */
+export const checkWorkdir = (root: string, shown: string): void => {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(root).isDirectory();
+  } catch {
+    throw new WorkdirError(`workdir ${shown}: no such directory (${root})`);
+  }
+  if (!isDirectory) throw new WorkdirError(`workdir ${shown}: not a directory (${root})`);
 };
 
 export const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
