@@ -7,7 +7,12 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateDesiredState } from '../../lib/protocol/desired-state.ts';
 import type { HeartbeatMessage, HostTopology, TelemetryMessage } from '../../lib/protocol/telemetry.ts';
-import { buildWorkerEnv, EXIT_CHECKPOINTED, parseReportLine } from '../../lib/protocol/worker-protocol.ts';
+import {
+  buildWorkerEnv,
+  EXIT_CHECKPOINTED,
+  parseReportLine,
+  type WorkerReport,
+} from '../../lib/protocol/worker-protocol.ts';
 import { type CheckpointCatalog, localCheckpointCatalog } from './checkpoint-catalog.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { GpuDiscovery, GpuSample } from './discovery/gpus.ts';
@@ -19,6 +24,9 @@ import { ReportTail } from './process/report-tail.ts';
 import { processLauncher, type WorkerHandle, type WorkerLauncher } from './process/worker-launcher.ts';
 import { type Effect, Reconciler, type WorkerExit } from './reconciler.ts';
 import { type PersistedProcess, readStateFile, writeStateFile } from './state-file.ts';
+import type { CheckpointStaging } from './storage/checkpoint-staging.ts';
+import { OrderedGate } from './storage/ordered-gate.ts';
+import { stagedLauncher } from './storage/staged-launcher.ts';
 import { TelemetryBuffer } from './telemetry-buffer.ts';
 import { usesWorkspace, type WorkspaceLauncher } from './workspace/workspace-launcher.ts';
 
@@ -66,6 +74,8 @@ export interface AgentDependencies {
   spotNotices?: SpotNoticeSource | null;
   launcher?: WorkerLauncher;
   checkpoints?: CheckpointCatalog;
+  /** Stages s3:// checkpoints through local directories (storage/checkpoint-staging.ts); none: file:// only. */
+  checkpointStaging?: CheckpointStaging | null;
   clock?: Clock;
   logger?: Logger;
   /** Environment workers inherit (minus TESSERA_*); the agent's own by default. */
@@ -119,12 +129,22 @@ export class HostAgent {
   private evacuationReported = false;
   private evacuationWaiters: (() => void)[] = [];
   private running = false;
+  private readonly staging: CheckpointStaging | null;
+  /** Per job: checkpoint reports wait for their upload, and later reports and exits wait behind them. */
+  private readonly gate: OrderedGate;
 
   constructor(private readonly deps: AgentDependencies) {
     this.clock = deps.clock ?? systemClock;
     this.logger = deps.logger ?? silentLogger;
-    this.launcher = deps.launcher ?? processLauncher;
-    this.checkpoints = deps.checkpoints ?? localCheckpointCatalog;
+    this.staging = deps.checkpointStaging ?? null;
+    const base = deps.launcher ?? processLauncher;
+    // Checkpoint staging first (it settles the checkpoint directory), then the job's workspace and container.
+    const launcher = deps.workspaces ? deps.workspaces.around(base) : base;
+    this.launcher = this.staging ? stagedLauncher(launcher, this.staging, this.logger) : launcher;
+    this.checkpoints = deps.checkpoints ?? this.staging?.catalog ?? localCheckpointCatalog;
+    this.gate = new OrderedGate((error) =>
+      this.logger.error('held job event failed', { error: errorMessage(error) }),
+    );
     this.buffer = new TelemetryBuffer(
       deps.telemetry,
       this.logger,
@@ -379,6 +399,7 @@ export class HostAgent {
           break;
         case 'release':
           this.deleteLogs(effect.jobId);
+          this.staging?.release(effect.jobId);
           this.deps.workspaces?.release(effect.jobId);
           break;
       }
@@ -398,10 +419,12 @@ export class HostAgent {
         env: buildWorkerEnv(effect.job, effect.worker, effect.resumeStep, this.deps.workerEnv ?? process.env),
         stdoutPath,
         stderrPath,
+        job: effect.job,
+        worker: effect.worker,
       };
-      if (!usesWorkspace(effect.job)) handle = this.launcher.launch(spec);
-      else if (this.deps.workspaces) handle = this.deps.workspaces.launch(spec, effect.job, effect.worker);
-      else throw new Error('this agent cannot run jobs with a workdir, image or setup (no workspaces)');
+      if (usesWorkspace(effect.job) && !this.deps.workspaces)
+        throw new Error('this agent cannot run jobs with a workdir, image or setup (no workspaces)');
+      handle = this.launcher.launch(spec);
     } catch (error) {
       // Report asynchronously: the reconciler is in the middle of producing these effects.
       const spawnError = errorMessage(error);
@@ -447,7 +470,7 @@ export class HostAgent {
     const observed =
       worker.handle.exitObservable || exit.spawnError !== undefined ? exit : inferAdoptedExit(worker);
     this.logger.info('worker exited', { ref, pid: worker.handle.pid, ...observed });
-    this.settleExit(ref, observed);
+    this.gate.run(jobOfRef(ref), () => this.settleExit(ref, observed));
   }
 
   /** Tells the reconciler a worker is gone and acts on what follows (restart, next generation…). */
@@ -478,9 +501,31 @@ export class HostAgent {
         });
       } else if (parsed.kind === 'report') {
         if (parsed.report.event === 'finished') worker.sawFinished = true;
-        this.apply(this.reconciler.handleReport(ref, parsed.report, this.clock.now()));
+        this.feedReport(ref, parsed.report);
       }
     }
+  }
+
+  /**
+   * Progress goes to the reconciler at once. A checkpoint of an S3 job is confirmed only once uploaded;
+   * checkpoint, finished and error reports (and exits, see onWorkerExit) keep their order behind it.
+   */
+  private feedReport(ref: string, report: WorkerReport): void {
+    const handle = (confirmed: WorkerReport) => {
+      this.apply(this.reconciler.handleReport(ref, confirmed, this.clock.now()));
+    };
+    if (report.event === 'started' || report.event === 'progress') {
+      handle(report);
+      return;
+    }
+    const staged = report.event === 'checkpoint' ? this.staging?.stagedStep(report.uri) : undefined;
+    if (report.event !== 'checkpoint' || !staged || !this.staging) {
+      this.gate.run(jobOfRef(ref), () => handle(report));
+      return;
+    }
+    this.gate.hold(jobOfRef(ref), this.staging.upload(staged), (uploaded) => {
+      if (uploaded) handle({ ...report, uri: staged.stepUri });
+    });
   }
 
   private push(message: TelemetryMessage): void {
@@ -621,6 +666,11 @@ export class HostAgent {
     this.running = false;
     for (const timer of this.timers.splice(0)) clearInterval(timer);
   }
+}
+
+/** The job of a worker ref (`<jobId>/g<generation>/a<attempt>/r<localRank>`, reconciler.ts). */
+function jobOfRef(ref: string): string {
+  return ref.split('/').slice(0, -3).join('/');
 }
 
 /** Stand-in handle for a recorded worker that no longer exists. */

@@ -21,6 +21,9 @@ import { type DesiredStateSource, FileDesiredStateSource } from './ports/desired
 import { DynamoDbDesiredStateSource } from './ports/dynamodb-desired-state-source.ts';
 import { SqsTelemetrySink } from './ports/sqs-telemetry-sink.ts';
 import { JsonLinesTelemetrySink, type TelemetrySink } from './ports/telemetry-sink.ts';
+import { CheckpointStaging } from './storage/checkpoint-staging.ts';
+import { S3CheckpointStore } from './storage/s3-checkpoint-store.ts';
+import { createS3Client } from './storage/s3-client.ts';
 import { workspaceLauncher } from './workspace/workspace-setup.ts';
 
 const IDENTITY_ATTEMPTS = 5;
@@ -111,6 +114,11 @@ async function main(argv: string[]): Promise<void> {
     stateDir: config.stateDir,
     timings: config.timings,
     spotNotices: imds,
+    checkpointStaging: new CheckpointStaging({
+      store: new S3CheckpointStore(createS3Client(config.aws)),
+      stateDir: config.stateDir,
+      logger,
+    }),
     logger,
     workspaces: workspaceLauncher(config),
   };

@@ -5,6 +5,7 @@
 //
 //   node agents/host/sim-trainer.mjs [--step-ms N] [--batch-size B] [--step-log FILE]
 //                                    [--crash-at-step S [--crash-rank R] [--crash-times K]]
+//                                    [--checkpoint-bytes N]   (padding per checkpoint, to measure I/O)
 //
 // Workers of one job run in lockstep: rank 0 listens on TESSERA_MASTER_ADDR:TESSERA_MASTER_PORT, the
 // others connect, and after every step they all-reduce the "checkpoint requested" / "stop requested"
@@ -70,6 +71,7 @@ function parseArgs(argv) {
     crashAtStep: null,
     crashRank: null,
     crashTimes: Infinity,
+    checkpointBytes: 0,
   };
   const names = {
     '--step-ms': 'stepMs',
@@ -78,6 +80,7 @@ function parseArgs(argv) {
     '--crash-at-step': 'crashAtStep',
     '--crash-rank': 'crashRank',
     '--crash-times': 'crashTimes',
+    '--checkpoint-bytes': 'checkpointBytes',
   };
   for (let index = 0; index < argv.length; index++) {
     const flag = argv[index];
@@ -367,7 +370,24 @@ class Collective {
 
 // ---------------------------------------------------------------- training loop
 
-function checkpoint(config, collective, step, state) {
+/** Stand-in for model weights: `bytes` of padding in the step directory, so checkpoint I/O can be measured. */
+function writePadding(dir, bytes) {
+  if (bytes <= 0) return;
+  const fd = openSync(join(dir, 'weights.bin'), 'w');
+  try {
+    const block = Buffer.alloc(Math.min(bytes, 8 * 1024 * 1024), 0x5a);
+    for (let written = 0; written < bytes; ) {
+      const length = Math.min(block.length, bytes - written);
+      writeSync(fd, block, 0, length);
+      written += length;
+    }
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function checkpoint(config, collective, step, state, options) {
   const dir = stepDir(config, step);
   const uri = `${config.checkpointUri}/step-${step}`;
   if (existsSync(join(dir, 'COMPLETE'))) {
@@ -380,6 +400,7 @@ function checkpoint(config, collective, step, state) {
     JSON.stringify({ step, rank: config.rank, ests: config.ests }),
   );
   return collective.commit(step, () => {
+    writePadding(dir, options.checkpointBytes);
     writeDurably(
       join(dir, 'state.json'),
       JSON.stringify({ step, state, maxP: config.maxP, worldSize: config.worldSize }),
@@ -432,7 +453,7 @@ async function train(config, options) {
     }
     const final = step === config.totalSteps;
     const periodic = config.checkpointEvery > 0 && step % config.checkpointEvery === 0;
-    if (final || periodic || agreed.checkpoint) await checkpoint(config, collective, step, state);
+    if (final || periodic || agreed.checkpoint) await checkpoint(config, collective, step, state, options);
     if (!final && agreed.stop) {
       collective.close();
       process.exit(EXIT_CHECKPOINTED);

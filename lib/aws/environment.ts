@@ -15,7 +15,7 @@ export const ENV = {
   submissionsDlqUrl: 'TESSERA_SUBMISSIONS_DLQ_URL',
   schedulerEventsQueueUrl: 'TESSERA_SCHEDULER_EVENTS_QUEUE_URL',
   telemetryDlqUrl: 'TESSERA_TELEMETRY_DLQ_URL',
-  /** URI prefix under which each job checkpoints (`s3://bucket/checkpoints`, or `file:///…` locally). */
+  /** Root under which each job checkpoints in `jobs/<jobId>/checkpoints` (`s3://bucket`, or `file:///…` in tests). */
   checkpointRoot: 'TESSERA_CHECKPOINT_ROOT',
   policy: 'TESSERA_POLICY',
   roundSeconds: 'TESSERA_ROUND_SECONDS',

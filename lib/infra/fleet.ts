@@ -7,8 +7,8 @@
  * Instance role: GetItem on the Hosts table only for the item keyed by its own instance ARN
  * (`dynamodb:LeadingKeys` = `${ec2:SourceInstanceARN}`: the copy of its desired state the control plane writes
  * there) and only its `hostId` and `desired` attributes; SendMessage to the telemetry queue; DescribeInstanceTopology;
- * objects under `checkpoints/` plus reading `agent/`. IAM has no condition naming the jobs placed on an instance,
- * so checkpoint access is per bucket prefix, not per job (docs/deploy.md).
+ * checkpoint objects of jobs (under `jobs/<jobId>/checkpoints/`) plus reading `agent/`. IAM has no condition
+ * naming the jobs placed on an instance, so this grant covers every job's checkpoints (docs/deploy.md).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,7 +34,7 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WORKDIR_PREFIX } from '../protocol/code-source.ts';
-import { AGENT_PREFIX, CHECKPOINT_PREFIX } from './storage.ts';
+import { AGENT_PREFIX, CHECKPOINTS_OF_ANY_JOB } from './storage.ts';
 
 /** Public SSM parameter of the Deep Learning Base OSS Nvidia Driver AMI (Amazon Linux 2023, x86_64). */
 export const GPU_AMI_PARAMETER =
@@ -192,8 +192,9 @@ const grantHostPermissions = (role: Role, props: TesseraFleetProps) => {
   role.addToPolicy(
     new PolicyStatement({
       sid: 'Checkpoints',
-      actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
-      resources: [props.bucket.arnForObjects(`${CHECKPOINT_PREFIX}/*`)],
+      // Staging: upload steps (multipart for large files), read them back for a resume.
+      actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
+      resources: [props.bucket.arnForObjects(CHECKPOINTS_OF_ANY_JOB)],
     }),
   );
   role.addToPolicy(
@@ -201,7 +202,7 @@ const grantHostPermissions = (role: Role, props: TesseraFleetProps) => {
       sid: 'ListCheckpoints',
       actions: ['s3:ListBucket'],
       resources: [props.bucket.bucketArn],
-      conditions: { StringLike: { 's3:prefix': [`${CHECKPOINT_PREFIX}/*`, `${AGENT_PREFIX}/*`] } },
+      conditions: { StringLike: { 's3:prefix': [CHECKPOINTS_OF_ANY_JOB, `${AGENT_PREFIX}/*`] } },
     }),
   );
   role.addToPolicy(

@@ -57,9 +57,9 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
     path: '/Fleet',
     id: 'AwsSolutions-IAM5',
     reason:
-      'GPU hosts write checkpoints under checkpoints/<jobId>/ for whichever jobs they run, read the agent bundle under agent/ and the working directories of their jobs under workdirs/ (content-addressed archives, read only); DescribeInstanceTopology supports no resource-level permissions.',
+      'GPU hosts stage checkpoints under jobs/<jobId>/checkpoints/ for whichever jobs they run (IAM cannot name the jobs placed on an instance), read the agent bundle under agent/ and the working directories of their jobs under workdirs/ (content-addressed archives, read only); DescribeInstanceTopology supports no resource-level permissions.',
     appliesTo: [
-      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(checkpoints|agent|workdirs)/\\*$/' },
+      { regex: '/^Resource::<StorageBucket[0-9A-F]+\\.Arn>/(jobs/\\*/checkpoints|agent|workdirs)/\\*$/' },
       'Resource::*',
     ],
   },

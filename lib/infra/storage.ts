@@ -1,5 +1,6 @@
 /**
- * The S3 bucket for checkpoints (under `checkpoints/<jobId>/`) and the host agent bundle (under `agent/`):
+ * The S3 bucket for job data (checkpoints under `jobs/<jobId>/checkpoints/step-<S>/`) and the host agent bundle
+ * (under `agent/`):
  * TLS only, encrypted, versioning off (checkpoints are immutable step directories), lifecycle rules expiring old
  * checkpoints and aborting stale multipart uploads; server access logs go to a second bucket. The agent bundle
  * is built with esbuild at synth time (agents/host/build.ts) and copied in by a BucketDeployment.
@@ -11,7 +12,9 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 
-export const CHECKPOINT_PREFIX = 'checkpoints';
+/** Everything of one job lives under `jobs/<jobId>/`; its checkpoints under `jobs/<jobId>/checkpoints/`. */
+export const JOBS_PREFIX = 'jobs';
+export const CHECKPOINTS_OF_ANY_JOB = `${JOBS_PREFIX}/*/checkpoints/*`;
 export const AGENT_PREFIX = 'agent';
 
 export interface TesseraStorageProps {
@@ -42,8 +45,9 @@ export class TesseraStorage extends Construct {
       serverAccessLogsPrefix: 'bucket/',
       lifecycleRules: [
         {
-          id: 'expire-old-checkpoints',
-          prefix: `${CHECKPOINT_PREFIX}/`,
+          // Lifecycle filters match a key prefix only, so the rule covers every job's data under jobs/.
+          id: 'expire-old-job-data',
+          prefix: `${JOBS_PREFIX}/`,
           expiration: Duration.days(props.checkpointRetentionDays),
         },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(2) },
@@ -77,8 +81,9 @@ export class TesseraStorage extends Construct {
     });
   }
 
+  /** The round's checkpoint root: jobs checkpoint to `<root>/jobs/<jobId>/checkpoints`. */
   get checkpointRoot(): string {
-    return `s3://${this.bucket.bucketName}/${CHECKPOINT_PREFIX}`;
+    return `s3://${this.bucket.bucketName}`;
   }
 
   get agentAssetUri(): string {

@@ -1,20 +1,21 @@
 /**
- * The agent's one S3 client factory: every S3 call the agent makes (working directories, checkpoints, logs) goes
- * through a client made here, so credentials and endpoint are decided in one place. With an endpoint (the local
- * cloud, LocalStack) requests are path-style; checksums only where S3 requires them, since S3-compatible servers
- * do not all speak the newer ones (downloads are verified by their own digests).
+ * The agent's one S3 client factory: checkpoint staging (and later logs and working directories) get their
+ * client here, so credentials and endpoint handling live in one place. With an endpoint (the local endpoint,
+ * LocalStack) requests are path-style, which is what those servers serve.
  */
 import { S3Client } from '@aws-sdk/client-s3';
 
-export interface S3ClientSettings {
-  readonly region?: string;
-  readonly endpoint?: string;
+export interface S3ClientOptions {
+  region?: string;
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
-export const createS3Client = (settings: S3ClientSettings): S3Client =>
-  new S3Client({
-    ...(settings.region ? { region: settings.region } : {}),
-    ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
+export function createS3Client(options: S3ClientOptions = {}): S3Client {
+  return new S3Client({
+    maxAttempts: 5,
+    ...(options.region ? { region: options.region } : {}),
+    ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
   });
+}

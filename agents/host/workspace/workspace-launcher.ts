@@ -24,17 +24,27 @@ export const usesWorkspace = (job: DesiredJob): boolean =>
 export class WorkspaceLauncher {
   constructor(
     private readonly workspaces: JobWorkspaces,
-    private readonly launcher: WorkerLauncher,
     private readonly containerRuntime: string,
   ) {}
 
-  launch(spec: LaunchSpec, job: DesiredJob, worker: DesiredWorker): WorkerHandle {
+  /** A launcher that starts jobs with code through their workspace and every other job through `base`. */
+  around(base: WorkerLauncher): WorkerLauncher {
+    return {
+      launch: (spec) =>
+        spec.job && spec.worker && usesWorkspace(spec.job)
+          ? this.launch(spec, spec.job, spec.worker, base)
+          : base.launch(spec),
+      adopt: (identity) => base.adopt(identity),
+    };
+  }
+
+  launch(spec: LaunchSpec, job: DesiredJob, worker: DesiredWorker, base: WorkerLauncher): WorkerHandle {
     const name = containerName(spec.ref);
     const ready = this.workspaces
       .prepare(job, spec.env)
       .then((dir) => (job.image ? this.inContainer(spec, job, worker, dir, name) : { ...spec, cwd: dir }));
     const removeContainer = job.image ? () => this.removeContainer(name) : null;
-    return new PreparingWorker(spec.ref, ready, (final) => this.launcher.launch(final), removeContainer);
+    return new PreparingWorker(spec.ref, ready, (final) => base.launch(final), removeContainer);
   }
 
   release(jobId: string): void {

@@ -1,7 +1,6 @@
 /** Wires the agent's workspaces from its configuration: job directories and archive cache in the state dir. */
 import { join } from 'node:path';
 import type { AgentConfig } from '../config.ts';
-import { processLauncher, type WorkerLauncher } from '../process/worker-launcher.ts';
 import { createS3Client } from '../storage/s3-client.ts';
 import { WorkdirCache } from './fetch-workdir.ts';
 import { JobWorkspaces } from './job-workspaces.ts';
@@ -9,7 +8,6 @@ import { WorkspaceLauncher } from './workspace-launcher.ts';
 
 export const workspaceLauncher = (
   config: Pick<AgentConfig, 'stateDir' | 'aws' | 'containerRuntime'>,
-  launcher: WorkerLauncher = processLauncher,
 ): WorkspaceLauncher =>
   new WorkspaceLauncher(
     new JobWorkspaces({
@@ -17,6 +15,5 @@ export const workspaceLauncher = (
       cache: new WorkdirCache(join(config.stateDir, 'workdir-cache'), createS3Client(config.aws)),
       containerRuntime: config.containerRuntime,
     }),
-    launcher,
     config.containerRuntime,
   );

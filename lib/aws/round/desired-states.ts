@@ -14,8 +14,12 @@ export interface DesiredUpdate {
   readonly expectedGeneration: number;
 }
 
+/**
+ * A job's checkpoint directory: `<root>/jobs/<jobId>/checkpoints` (root `s3://<bucket>` when deployed). One prefix
+ * per job holds everything of it (checkpoints, logs), so a host's access can be scoped to the jobs placed on it.
+ */
 export const checkpointUriOf = (root: string, jobId: string): string =>
-  `${root.replace(/\/+$/, '')}/${jobId}`;
+  `${root.replace(/\/+$/, '')}/jobs/${jobId}/checkpoints`;
 
 /** Every holding job's part on each host, grouped by host: one worker per GPU, ranks in slice then GPU order. */
 export const jobsByHost = (

@@ -2,7 +2,8 @@
  * The local cloud: everything a deployed stack runs, on one machine. The local AWS-compatible endpoint holds the
  * stack's tables, queues, rules and launch templates (created from the synthesized template); the real Lambda
  * handlers run through the local runner, wired as deployed (SQS event source mappings, EventBridge rules, the
- * round schedule — fired every `roundSeconds` instead of every minute); the round's fleet stage launches
+ * round schedule — fired every `roundSeconds` instead of every minute); checkpoints go to the stack's bucket on the
+ * endpoint's S3, staged by each agent as on EC2; the round's fleet stage launches
  * instances on the EC2 shim, and each running instance gets a real host-agent process with simulated GPUs. The
  * API is served over HTTP with SigV4 (api-gateway.ts). State survives restarts in `stateDir`.
  */
@@ -150,7 +151,6 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
       maxBatchingWindowMs: 500,
       envOverrides: {
         round: {
-          [ENV.checkpointRoot]: `file://${join(stateDir, 'checkpoints')}`,
           [ENV.roundSeconds]: String(roundSeconds),
           [ENV.fleet]: JSON.stringify(fleet),
         },

@@ -214,9 +214,10 @@ export function agentHarness(options: {
   telemetry?: InMemoryTelemetrySink;
   pids?: Set<number>;
   spotNotices?: ConstructorParameters<typeof HostAgent>[0]['spotNotices'];
+  checkpointStaging?: ConstructorParameters<typeof HostAgent>[0]['checkpointStaging'];
   gpuCount?: number;
-  /** Runs jobs that bring their own code, starting their processes with the recording launcher. */
-  workspaces?: (launcher: WorkerLauncher) => WorkspaceLauncher;
+  /** Runs jobs that bring their own code (around the recording launcher). */
+  workspaces?: WorkspaceLauncher;
 }): AgentHarness {
   const { launcher, pids } = recordingLauncher(options.pids);
   const desired = options.desired ?? new InMemoryDesiredStateSource();
@@ -237,7 +238,8 @@ export function agentHarness(options: {
     timings: { ...FAST_TIMINGS, ...options.timings },
     launcher,
     spotNotices: options.spotNotices ?? null,
-    workspaces: options.workspaces?.(launcher) ?? null,
+    checkpointStaging: options.checkpointStaging ?? null,
+    workspaces: options.workspaces ?? null,
   });
   return { agent, desired, telemetry, pids, stateDir: options.stateDir };
 }

@@ -335,6 +335,12 @@ describe('least privilege', () => {
       !actionsOf.some((a) => /dynamodb:(Put|Update|Delete|Scan|Query)/.test(String(a))),
       'hosts never write tables',
     );
+    // Checkpoints: objects and listings only under jobs/<jobId>/checkpoints/ (the staging layout), no deletes.
+    const checkpoints = statements.find((s) => s.Sid === 'Checkpoints');
+    assert.deepEqual(checkpoints?.Action, ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload']);
+    assert.match(JSON.stringify(checkpoints?.Resource), /\/jobs\/\*\/checkpoints\/\*"/);
+    const list = statements.find((s) => s.Sid === 'ListCheckpoints');
+    assert.deepEqual(list?.Condition, { StringLike: { 's3:prefix': ['jobs/*/checkpoints/*', 'agent/*'] } });
     const workdirs = statements.find((s) => s.Sid === 'ReadWorkdirs');
     assert.equal(workdirs?.Action, 's3:GetObject', 'working directories: read only');
     assert.match(JSON.stringify(workdirs?.Resource), /\/workdirs\/\*"/);
@@ -439,7 +445,7 @@ describe('storage and alarms', () => {
     });
     assert.ok(bucket.LoggingConfiguration);
     const rules = (bucket.LifecycleConfiguration as { Rules: { Id: string }[] }).Rules.map((r) => r.Id);
-    assert.deepEqual(rules, ['expire-old-checkpoints', 'abort-incomplete-uploads']);
+    assert.deepEqual(rules, ['expire-old-job-data', 'abort-incomplete-uploads']);
     for (const [, p] of resources('AWS::S3::BucketPolicy'))
       assert.ok(JSON.stringify(p.Properties.PolicyDocument).includes('"aws:SecureTransport":"false"'));
   });

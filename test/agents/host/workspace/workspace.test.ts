@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CreateBucketCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { createS3Client } from '../../../../agents/host/storage/s3-client.ts';
+import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { workspaceLauncher } from '../../../../agents/host/workspace/workspace-setup.ts';
 import { bringWorkdirs } from '../../../../lib/cli/workdir/bring-workdirs.ts';
 import { type S3Server, startS3Server } from '../../../../lib/local/endpoint/s3-server.ts';
@@ -29,7 +28,13 @@ before(async () => {
   endpoint = `http://127.0.0.1:${server.port}`;
   process.env.AWS_ACCESS_KEY_ID = 'test';
   process.env.AWS_SECRET_ACCESS_KEY = 'test';
-  s3 = createS3Client({ region: 'us-east-1', endpoint });
+  // As the CLI makes it (bring-workdirs.ts): s3rver alone, without the endpoint's router, takes no aws-chunked bodies.
+  s3 = new S3Client({
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  });
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
 });
 
@@ -82,8 +87,7 @@ const jobWith = (
 const runToEnd = async (job: DesiredJob, stateDir: string, containerRuntime = 'docker') => {
   const harness = agentHarness({
     stateDir,
-    workspaces: (launcher) =>
-      workspaceLauncher({ stateDir, aws: { region: 'us-east-1', endpoint }, containerRuntime }, launcher),
+    workspaces: workspaceLauncher({ stateDir, aws: { region: 'us-east-1', endpoint }, containerRuntime }),
   });
   await harness.agent.start();
   try {

@@ -16,7 +16,7 @@ describe('jobsByHost', () => {
       ]),
       { jobGeneration: 4, resumeStep: 120 },
     );
-    const jobs = jobsByHost([job], address, 's3://bucket/checkpoints/');
+    const jobs = jobsByHost([job], address, 's3://bucket/');
     assert.equal(jobs.get('h1')?.length, 1, 'one entry per job on a host');
     assert.deepEqual(
       jobs.get('h1')?.[0]?.workers.map((w) => [w.rank, w.localRank, w.gpuIndices]),
@@ -36,7 +36,7 @@ describe('jobsByHost', () => {
     assert.equal(w.jobGeneration, 4);
     assert.equal(w.resumeStep, 120);
     assert.equal(w.totalSteps, 1000);
-    assert.equal(w.checkpointUri, 's3://bucket/checkpoints/job-1');
+    assert.equal(w.checkpointUri, 's3://bucket/jobs/job-1/checkpoints');
     assert.deepEqual(w.command, ['python3', 'train.py']);
   });
 
@@ -139,6 +139,6 @@ describe('desiredUpdates', () => {
   });
 
   test('checkpoint URIs join the root and the job id', () => {
-    assert.equal(checkpointUriOf('s3://b/checkpoints///', 'job-1'), 's3://b/checkpoints/job-1');
+    assert.equal(checkpointUriOf('s3://b///', 'job-1'), 's3://b/jobs/job-1/checkpoints');
   });
 });
