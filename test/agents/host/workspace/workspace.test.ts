@@ -1,46 +1,44 @@
-// Code on the host through the real parts: a working directory packed and uploaded as `tessera submit` does, to a
-// real S3-compatible server (s3rver, as on the local endpoint); the agent downloads it through its S3 client,
-// runs setup once, then each worker's command in it — directly, or through a stand-in container runtime that
-// checks the docker arguments and runs the command as a container would see it.
+// Code on the host through the real parts: a working directory packed and uploaded as `tessera submit` does, to the
+// local endpoint's S3 (the real s3rver behind its one port); the agent downloads it through its S3 client, runs
+// setup once, then each worker's command in it — directly, or through a stand-in container runtime that checks
+// the docker arguments and runs the command as a container would see it (with S3 checkpoint staging, whose local
+// directory the container mounts).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { workspaceLauncher } from '../../../../agents/host/workspace/workspace-setup.ts';
 import { bringWorkdirs } from '../../../../lib/cli/workdir/bring-workdirs.ts';
-import { type S3Server, startS3Server } from '../../../../lib/local/endpoint/s3-server.ts';
 import type { DesiredJob } from '../../../../lib/protocol/desired-state.ts';
 import { agentHarness, assertNoOrphans, fileUri, freePort, tempDir, waitFor } from '../helpers.ts';
+import { BUCKET, type LocalS3, startLocalS3 } from '../s3-staging.ts';
 
 const MYPROJ = resolve(import.meta.dirname, '../../../fixtures/myproj');
 const RUNTIME = resolve(import.meta.dirname, '../../../fixtures/container/stand-in-runtime.mjs');
-const BUCKET = 'cluster-bucket';
-
-let server: S3Server;
+let local: LocalS3;
 let s3: S3Client;
 let endpoint: string;
 const dir = tempDir('tessera-workspace-');
 
 before(async () => {
-  server = await startS3Server({ dataDir: join(dir.path, 's3') });
-  server.allowAccessKey('test');
-  endpoint = `http://127.0.0.1:${server.port}`;
+  local = await startLocalS3(); // creates the bucket
+  endpoint = local.endpoint.url;
   process.env.AWS_ACCESS_KEY_ID = 'test';
   process.env.AWS_SECRET_ACCESS_KEY = 'test';
-  // As the CLI makes it (bring-workdirs.ts): s3rver alone, without the endpoint's router, takes no aws-chunked bodies.
+  // The user's side, made as the CLI makes it (bring-workdirs.ts).
   s3 = new S3Client({
     region: 'us-east-1',
     endpoint,
     forcePathStyle: true,
+    credentials: { accessKeyId: 'user', secretAccessKey: 'user' },
     requestChecksumCalculation: 'WHEN_REQUIRED',
   });
-  await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
 });
 
 after(async () => {
   s3?.destroy();
-  await server?.stop();
+  await local?.stop();
   dir.cleanup();
 });
 
@@ -87,6 +85,7 @@ const jobWith = (
 const runToEnd = async (job: DesiredJob, stateDir: string, containerRuntime = 'docker') => {
   const harness = agentHarness({
     stateDir,
+    checkpointStaging: local.staging(stateDir),
     workspaces: workspaceLauncher({ stateDir, aws: { region: 'us-east-1', endpoint }, containerRuntime }),
   });
   await harness.agent.start();
@@ -117,7 +116,7 @@ const seen = (out: string, rank: number) =>
 describe('a job with a working directory', () => {
   test('uploaded once for a sweep, downloaded by the agent, setup once, every worker runs in it', async () => {
     const { uri, lines } = await uploadMyproj(3);
-    assert.match(uri, /^s3:\/\/cluster-bucket\/workdirs\/[0-9a-f]{64}\.tar\.gz$/);
+    assert.match(uri, /^s3:\/\/tessera-checkpoints\/workdirs\/[0-9a-f]{64}\.tar\.gz$/);
     assert.equal(lines.length, 1, lines.join('\n'));
     assert.match(lines[0]!, /workdir \.\/myproj: 2 files, .* uploaded to s3:\/\//);
     const again = await uploadMyproj(1);
@@ -165,7 +164,7 @@ describe('a job with a working directory', () => {
     assert.equal(end.type, 'failed');
     assert.match(
       JSON.stringify(end),
-      /could not download s3:\/\/cluster-bucket\/workdirs\/a{64}\.tar\.gz: NoSuchKey/,
+      /could not download s3:\/\/tessera-checkpoints\/workdirs\/a{64}\.tar\.gz: NoSuchKey/,
     );
   });
 });
@@ -181,7 +180,11 @@ describe('a job with an image', () => {
     const stateDir = join(dir.path, 'agent-image');
     const image = 'pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime';
     const setup = ['echo built-in-image > built.txt'];
-    const job = jobWith({ workdir: uri, image, setup }, out, await freePort(), [2, 5]);
+    const job = {
+      ...jobWith({ workdir: uri, image, setup }, out, await freePort(), [2, 5]),
+      checkpointUri: local.checkpointUri('job-image'),
+      jobId: 'job-image',
+    };
     try {
       const { end } = await runToEnd(job, stateDir, RUNTIME);
       assert.equal(end.type, 'finished', JSON.stringify(end));
@@ -207,7 +210,9 @@ describe('a job with an image', () => {
       assert.match(argv, /^run --rm --init --name tessera-job-\w+-g1-a\d+-r\d --gpus device=\d/);
       assert.ok(argv.includes(`--network host --ipc host -v ${work}:/workspace -w /workspace`), argv);
       assert.ok(argv.includes('-e CUDA_VISIBLE_DEVICES=0 '), argv);
-      assert.ok(argv.includes(`-v ${join(out, 'ckpt')}:${join(out, 'ckpt')}`), 'the checkpoint directory');
+      const staged = /-v (\S+):(\S+) -e /.exec(argv);
+      assert.ok(staged && staged[1] === staged[2], `the staged checkpoint directory is mounted: ${argv}`);
+      assert.ok(staged[1]!.startsWith(stateDir), 'staged on the host’s disk');
       assert.ok(argv.endsWith(`${image} ${process.execPath} train.mjs`), argv);
     }
     for (const rank of [0, 1]) {
@@ -217,6 +222,10 @@ describe('a job with an image', () => {
       assert.equal(worker.env.CUDA_VISIBLE_DEVICES, '0', 'GPUs renumbered inside the container');
       assert.equal(worker.env.TESSERA_RANK, String(rank));
       assert.equal(worker.env.OUT_DIR, out, 'the job’s own variables');
+      assert.ok(
+        worker.env.TESSERA_CHECKPOINT_URI!.startsWith(fileUri(stateDir)),
+        `the trainer sees the staged local directory: ${worker.env.TESSERA_CHECKPOINT_URI}`,
+      );
       assert.equal(worker.env.HOST_ONLY, undefined, 'nothing else of the host');
     }
   });
