@@ -32,6 +32,7 @@ import type { HostDataCredentials } from './storage/data-credentials.ts';
 import { OrderedGate } from './storage/ordered-gate.ts';
 import { stagedLauncher } from './storage/staged-launcher.ts';
 import { TelemetryBuffer } from './telemetry-buffer.ts';
+import { usesWorkspace, type WorkspaceLauncher } from './workspace/workspace-launcher.ts';
 
 export const AGENT_VERSION = '0.1.0';
 
@@ -93,6 +94,8 @@ export interface AgentDependencies {
   logLimits?: ChunkLimits;
   /** Job-data credentials vended to this host (for storage/s3-client.ts); absent with a file desired state. */
   dataCredentials?: HostDataCredentials;
+  /** Starts workers of jobs with a `workdir`, `image` or `setup`; without it such jobs fail with the reason. */
+  workspaces?: WorkspaceLauncher | null;
 }
 
 /** Seconds a drain waits for the last log chunks to upload. */
@@ -152,7 +155,9 @@ export class HostAgent {
     this.clock = deps.clock ?? systemClock;
     this.logger = deps.logger ?? silentLogger;
     this.staging = deps.checkpointStaging ?? null;
-    const launcher = deps.launcher ?? processLauncher;
+    const base = deps.launcher ?? processLauncher;
+    // Checkpoint staging first (it settles the checkpoint directory), then the job's workspace and container.
+    const launcher = deps.workspaces ? deps.workspaces.around(base) : base;
     this.launcher = this.staging ? stagedLauncher(launcher, this.staging, this.logger) : launcher;
     this.checkpoints = deps.checkpoints ?? this.staging?.catalog ?? localCheckpointCatalog;
     this.gate = new OrderedGate((error) =>
@@ -439,6 +444,7 @@ export class HostAgent {
         case 'release':
           this.deleteLogs(effect.jobId);
           this.staging?.release(effect.jobId);
+          this.deps.workspaces?.release(effect.jobId);
           break;
       }
     }
@@ -451,13 +457,18 @@ export class HostAgent {
     const stderrPath = `${file}.err`;
     let handle: WorkerHandle;
     try {
-      handle = this.launcher.launch({
+      const spec = {
         ref: effect.ref,
         command: effect.job.command,
         env: buildWorkerEnv(effect.job, effect.worker, effect.resumeStep, this.inheritedWorkerEnv()),
         stdoutPath,
         stderrPath,
-      });
+        job: effect.job,
+        worker: effect.worker,
+      };
+      if (usesWorkspace(effect.job) && !this.deps.workspaces)
+        throw new Error('this agent cannot run jobs with a workdir, image or setup (no workspaces)');
+      handle = this.launcher.launch(spec);
     } catch (error) {
       // Report asynchronously: the reconciler is in the middle of producing these effects.
       const spawnError = errorMessage(error);

@@ -40,6 +40,8 @@ export interface AgentConfig {
   /** Address other hosts reach this one at; null: IMDS local-ipv4 (ec2 mode), 127.0.0.1 (local mode). */
   address: string | null;
   aws: { region?: string; endpoint?: string };
+  /** The container runtime binary for jobs with an `image` (docker by default). */
+  containerRuntime: string;
   timings: AgentTimings;
   logs: LogsConfig;
 }
@@ -93,6 +95,11 @@ const SETTINGS = {
     'desired-key',
     'DESIRED_KEY',
     'key of the item holding the desired state (default the host id; on EC2 the instance ARN, the only key its role may read)',
+  ),
+  containerRuntime: s(
+    'container-runtime',
+    'CONTAINER_RUNTIME',
+    'container runtime binary for jobs with an image (default docker; any CLI taking docker run flags)',
   ),
   desiredAttribute: s(
     'desired-attribute',
@@ -292,6 +299,7 @@ export function parseAgentConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     topology: topologyValue,
     address: addressSetting?.value ?? null,
     aws,
+    containerRuntime: read(SETTINGS.containerRuntime)?.value ?? 'docker',
     timings,
     logs: parseLogs(read(SETTINGS.logs), read(SETTINGS.logFlushSeconds)),
   };

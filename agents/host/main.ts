@@ -28,6 +28,7 @@ import { CheckpointStaging } from './storage/checkpoint-staging.ts';
 import { HostDataCredentials } from './storage/data-credentials.ts';
 import { S3CheckpointStore } from './storage/s3-checkpoint-store.ts';
 import { createS3Client } from './storage/s3-client.ts';
+import { workspaceLauncher } from './workspace/workspace-setup.ts';
 
 const IDENTITY_ATTEMPTS = 5;
 
@@ -163,6 +164,7 @@ async function main(argv: string[]): Promise<void> {
           logLimits: { ...DEFAULT_CHUNK_LIMITS, flushSeconds: config.logs.flushSeconds },
         }
       : {}),
+    workspaces: workspaceLauncher(config),
   };
   agent = new HostAgent(dependencies);
   const running = agent;

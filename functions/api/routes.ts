@@ -1,6 +1,6 @@
 /**
  * The API's routes: `POST /jobs`, `GET /jobs`, `GET /jobs/{id}`, `GET /jobs/{id}/logs` (logs-route.ts),
- * `DELETE /jobs/{id}`, `GET /cluster`. The tenant
+ * `DELETE /jobs/{id}`, `GET /cluster`, `GET /config` (where the CLI uploads working directories: config-view.ts). The tenant
  * is the IAM principal API Gateway authenticated; a tenant sees only its own jobs (another tenant's job is a 404,
  * so ids leak nothing). Bad input is a 400 whose body names every field and the rule it broke.
  */
@@ -17,6 +17,7 @@ import { type JobSpecIssue, parseJobSpecJson } from '../../lib/protocol/job-spec
 import type { FunctionDeps } from '../shared/function-deps.ts';
 import { detailsLogger } from '../shared/observability.ts';
 import { getLogs } from './logs-route.ts';
+import { configView } from './config-view.ts';
 import { hostView, jobView } from './views.ts';
 
 export interface ApiDeps extends FunctionDeps<'api'> {
@@ -68,6 +69,8 @@ export const route = async (deps: ApiDeps, event: APIGatewayProxyEvent): Promise
       return withJobId(event, (jobId) => cancel(deps, jobId, tenant));
     case 'GET /cluster':
       return cluster(deps, tenant);
+    case 'GET /config':
+      return json(200, configView(deps.env));
     default:
       return json(404, { error: 'NotFound', message: `no route ${key}` });
   }

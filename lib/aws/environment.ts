@@ -27,6 +27,8 @@ export const ENV = {
   region: 'AWS_REGION',
   /** The bucket holding worker logs under `jobs/<jobId>/logs/` (read by the API). */
   logsBucket: 'TESSERA_LOGS_BUCKET',
+  /** The cluster bucket (`GET /config` tells the CLI where to upload working directories). */
+  bucket: 'TESSERA_BUCKET',
   /** `arn:<partition>:ec2:<region>:<account>:instance/`: keys of the hosts' desired-state copies (least privilege). */
   hostArnPrefix: 'TESSERA_HOST_ARN_PREFIX',
   /** The role the round assumes to vend each host credentials scoped to its jobs' data (optional). */
@@ -72,6 +74,9 @@ const schemas = {
     ...tables,
     [ENV.schedulerEventsQueueUrl]: required,
     [ENV.logsBucket]: z.string().min(1).optional(),
+    [ENV.bucket]: z.string().min(1).optional(),
+    [ENV.region]: z.string().min(1).optional(),
+    [ENV.endpoint]: z.string().min(1).optional(),
   }),
   ingest: z.object({
     ...tables,

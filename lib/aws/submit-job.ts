@@ -38,7 +38,7 @@ export const jobIdFor = (tenant: string, clientToken: string): string =>
 export const newJobItem = (request: SubmitRequest, jobId: string, nowMs: number): JobItem => {
   const token = request.document.clientToken ?? request.fallbackToken;
   const spec = toJobSpec(request.document, { id: jobId, tenant: request.tenant, submitTime: nowMs / 1000 });
-  const launch = toJobLaunch(request.document);
+  const { setup, ...launch } = toJobLaunch(request.document);
   return {
     jobId,
     tenant: request.tenant,
@@ -49,7 +49,11 @@ export const newJobItem = (request: SubmitRequest, jobId: string, nowMs: number)
     fingerprint: jobSpecFingerprint(request.document),
     // Copies: the stored item's arrays are mutable, the core's readonly.
     spec: { ...spec, gpuTypes: spec.gpuTypes ? [...spec.gpuTypes] : undefined },
-    launch: { ...launch, command: [...launch.command] },
+    launch: {
+      ...launch,
+      command: [...launch.command],
+      ...(setup ? { setup: [...setup] } : {}),
+    },
     progress: 0,
     attainedService: 0,
     runningSeconds: 0,

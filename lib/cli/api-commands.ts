@@ -5,6 +5,7 @@
  * object with `--json`) and exit non-zero: 2 for a spec the schema rejects, 1 for anything else.
  */
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { type Command, Option } from 'commander';
 import { ApiError, TesseraClient, TesseraClientError } from '../client/index.ts';
 import type { JobView } from '../client/types.ts';
@@ -13,6 +14,7 @@ import { readJobFile } from './job-file.ts';
 import { clusterSummary, jobDetails, jobsTable } from './job-format.ts';
 import { FOLLOW_START, formatLogLine, nextFollowState } from './log-follow.ts';
 import { nonNegativeInt, positiveNumber } from './options.ts';
+import { bringWorkdirs } from './workdir/bring-workdirs.ts';
 
 interface ConnectionOptions {
   endpoint?: string;
@@ -145,7 +147,12 @@ const submit = async (file: string, options: ConnectionOptions & { set: string[]
     return;
   }
   const client = await connect(options);
-  for (const { label, document } of read.jobs) {
+  // Local working directories go to the cluster bucket first; the jobs then name the uploaded archives.
+  const jobs = await bringWorkdirs(read.jobs, client, {
+    baseDir: file === '-' ? process.cwd() : dirname(file),
+    report: (line) => process.stderr.write(`${line}\n`),
+  });
+  for (const { label, document } of jobs) {
     const result = await client.submit(document);
     if (options.json) json({ ...result, label });
     else

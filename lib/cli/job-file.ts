@@ -3,6 +3,7 @@
  * jobs, `{ jobs: [...] }`, or a sweep: a job whose `sweep` field maps fields to lists of values, expanded to one
  * job per combination (docs/job-spec.md). `--set key=value` overrides a field of every job first (dotted keys
  * reach into objects: `env.LR=0.1`). Every job is checked with the job-spec schema; issues name the job and field.
+ * A `workdir` naming a local directory is checked as if already uploaded (bring-workdirs.ts uploads it next).
  */
 import { parse as parseYaml } from 'yaml';
 import { type JobSpecIssue, validateJobSpec } from '../protocol/job-spec.ts';
@@ -87,6 +88,14 @@ export const expandSweep = (doc: Doc): { label: string; document: Doc }[] | JobF
   });
 };
 
+/** Stands in for the URI a local `workdir` will get, so the rest of the document is checked before any upload. */
+const UPLOADED_PLACEHOLDER = `s3://bucket-placeholder/workdirs/${'0'.repeat(64)}.tar.gz`;
+
+const asUploaded = (doc: Doc): Doc =>
+  typeof doc.workdir === 'string' && !doc.workdir.startsWith('s3://')
+    ? { ...doc, workdir: UPLOADED_PLACEHOLDER }
+    : doc;
+
 /** The jobs of a file's text, each validated; `settings` are `--set key=value` strings. */
 export const readJobFile = (text: string, settings: readonly string[] = []): JobFileResult => {
   let parsed: unknown;
@@ -132,7 +141,7 @@ export const readJobFile = (text: string, settings: readonly string[] = []): Job
         continue;
       }
       const name = label === 'job' ? entry.label : label === entry.label ? label : `${label}.${entry.label}`;
-      const check = validateJobSpec(entry.document);
+      const check = validateJobSpec(asUploaded(entry.document));
       if (check.ok) jobs.push({ label: name, document: entry.document });
       else issues.push(...check.issues.map((i) => ({ ...i, job: name })));
     }

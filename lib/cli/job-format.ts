@@ -64,6 +64,12 @@ export const modelBasisText = (job: JobView): string => {
       return 'catalog';
   }
 };
+/** Where the job's code comes from, when it says (image, working directory, setup). */
+const codeLines = (job: JobView): string[] => [
+  ...(job.image ? [`  image:       ${job.image}`] : []),
+  ...(job.workdir ? [`  workdir:     ${job.workdir}`] : []),
+  ...(job.setup ? [`  setup:       ${job.setup.join(' && ')}`] : []),
+];
 
 /** One job: spec, placement, wait, and its timeline. */
 export const jobDetails = (job: JobView, nowMs: number): string => {
@@ -73,6 +79,7 @@ export const jobDetails = (job: JobView, nowMs: number): string => {
     `  model:       ${job.modelName ?? job.model} (${modelBasisText(job)}), batch ${job.batchSize}, ${job.iterations} iterations, priority ${job.priority}`,
     `  asks for:    ${job.gpus} GPU(s)${job.gpuTypes ? ` of ${job.gpuTypes.join(', ')}` : ''}${job.elastic ? ` (elastic, maxP ${job.elastic.maxP})` : ''}`,
     `  command:     ${job.command.join(' ')}`,
+    ...codeLines(job),
     `  progress:    ${Math.min(job.progress, job.iterations)}/${job.iterations} (${percent(job)})${job.iterationsPerSecond !== undefined ? `, ${job.iterationsPerSecond.toFixed(2)} it/s` : ''}`,
     `  checkpoint:  ${job.checkpointStep >= 0 ? `step ${job.checkpointStep}` : 'none yet'}; ${job.restarts} restart(s), ${job.migrations} migration(s)`,
   ];

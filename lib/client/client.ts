@@ -11,6 +11,7 @@ import { type EndpointOptions, resolveEndpoint, signingRegion } from './endpoint
 import { apiErrorFor, EndpointUnreachableError, NoCredentialsError } from './errors.ts';
 import type {
   ClusterView,
+  ConfigView,
   JobPage,
   JobView,
   ListJobsOptions,
@@ -32,16 +33,21 @@ type Method = 'GET' | 'POST' | 'DELETE';
 
 export class TesseraClient {
   readonly endpoint: string;
+  /** The caller's AWS credentials and signing region: also what the CLI uploads working directories with. */
+  readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  readonly region: string;
   private readonly signer: SignatureV4;
   private readonly timeoutSeconds: number;
 
   constructor(options: TesseraClientOptions) {
     this.endpoint = options.endpoint.endsWith('/') ? options.endpoint : `${options.endpoint}/`;
     this.timeoutSeconds = options.timeoutSeconds ?? 30;
+    this.credentials = options.credentials ?? fromNodeProviderChain();
+    this.region = options.region ?? signingRegion(this.endpoint);
     this.signer = new SignatureV4({
       service: 'execute-api',
-      region: options.region ?? signingRegion(this.endpoint),
-      credentials: options.credentials ?? fromNodeProviderChain(),
+      region: this.region,
+      credentials: this.credentials,
       sha256: Sha256,
     });
   }
@@ -106,6 +112,11 @@ export class TesseraClient {
   /** `GET /cluster`: hosts, GPUs and job counts. */
   cluster(): Promise<ClusterView> {
     return this.request<ClusterView>('GET', 'cluster');
+  }
+
+  /** `GET /config`: the cluster bucket for working directories (and, locally, its S3 endpoint). */
+  config(): Promise<ConfigView> {
+    return this.request<ConfigView>('GET', 'config');
   }
 
   private async request<T>(

@@ -2,6 +2,8 @@
 import type { hostView, jobView, logPageView } from '../../functions/api/views.ts';
 import type { JobStatus } from '../core/model/job.ts';
 
+export type { ConfigView } from '../../functions/api/config-view.ts';
+
 /** One entry of a job's timeline (the API shows times as ISO strings). */
 export interface TimelineEvent {
   /** ISO time. */

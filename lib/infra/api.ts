@@ -23,6 +23,7 @@ export const API_ROUTES = [
   { method: 'GET', path: '/jobs/{id}/logs' },
   { method: 'DELETE', path: '/jobs/{id}' },
   { method: 'GET', path: '/cluster' },
+  { method: 'GET', path: '/config' },
 ] as const;
 
 export class TesseraApi extends Construct {
@@ -78,5 +79,6 @@ export class TesseraApi extends Construct {
       },
     });
     cluster.addMethod('GET', integration, options);
+    this.api.root.addResource('config').addMethod('GET', integration, options);
   }
 }

@@ -7,6 +7,7 @@
  * fleet) to stop every worker and run nothing more.
  */
 import { z } from 'zod';
+import { imageSchema, setupSchema, workdirUriSchema } from './code-source.ts';
 import { MANAGED_ENV_NAMES } from './worker-protocol.ts';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -51,6 +52,10 @@ export const desiredJobSchema = z.object({
   masterPort: z.int().min(1).max(65535),
   command: z.array(z.string().min(1)).min(1),
   env: workerEnvSchema.optional(),
+  /** Where the job's code comes from (code-source.ts); the agent's workspace runner acts on them. */
+  image: imageSchema.optional(),
+  workdir: workdirUriSchema.optional(),
+  setup: setupSchema.optional(),
   workers: z.array(desiredWorkerSchema).min(1),
 });
 

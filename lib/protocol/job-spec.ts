@@ -8,14 +8,15 @@ import { z } from 'zod';
 import { findGpuType, findModelProfile, knownGpuTypeIds } from '../core/catalog/index.ts';
 import { declaredProfileSchema, USER_MODEL_NAME, userModelId } from '../core/catalog/user-models.ts';
 import type { JobSpec } from '../core/model/job.ts';
+import { imageSchema, setupSchema, workdirUriSchema } from './code-source.ts';
 import { MANAGED_ENV_NAMES } from './worker-protocol.ts';
 
 /** Largest accepted document (UTF-8 bytes): far above any real spec, far below DynamoDB's 400 KB item limit. */
 export const MAX_JOB_SPEC_BYTES = 64 * 1024;
 export const MAX_GPUS_PER_JOB = 1024;
 /**
- * Largest `command` + `env` (UTF-8 bytes of their JSON). A host's desired state (one DynamoDB item, 400 KB)
- * carries the launch settings of every job placed on it — up to 16 on an 8-GPU host with packing — so a job
+ * Largest launch settings: `command`, `env`, `setup`, `image` and `workdir` (UTF-8 bytes of their JSON). A
+ * host's desired state (one DynamoDB item, 400 KB) carries the launch settings of every job placed on it — up to 16 on an 8-GPU host with packing — so a job
  * whose settings could not fit there is refused at submit instead of stalling placement later.
  */
 export const MAX_LAUNCH_BYTES = 16 * 1024;
@@ -129,6 +130,9 @@ export const jobSpecDocumentSchema = z
       .min(1, 'must name the program to run')
       .max(256, 'must have at most 256 arguments'),
     env: envSchema,
+    image: imageSchema,
+    workdir: workdirUriSchema,
+    setup: setupSchema,
     clientToken: z.string().regex(CLIENT_TOKEN_PATTERN, 'must be 1-128 characters of [A-Za-z0-9._:-]'),
   })
   .partial({
@@ -139,18 +143,18 @@ export const jobSpecDocumentSchema = z
     elastic: true,
     labels: true,
     env: true,
+    image: true,
+    workdir: true,
+    setup: true,
     clientToken: true,
   })
   .superRefine((doc, ctx) => {
-    const launchBytes = Buffer.byteLength(
-      JSON.stringify({ command: doc.command, env: doc.env ?? {} }),
-      'utf8',
-    );
+    const launchBytes = Buffer.byteLength(JSON.stringify(launchOf(doc)), 'utf8');
     if (launchBytes > MAX_LAUNCH_BYTES) {
       ctx.addIssue({
         code: 'custom',
         path: ['command'],
-        message: `command and env together must be at most ${MAX_LAUNCH_BYTES} bytes, got ${launchBytes}: every job's launch settings must fit in its host's desired state (one DynamoDB item); put large inputs in a file the command reads`,
+        message: `command and env together must be at most ${MAX_LAUNCH_BYTES} bytes, got ${launchBytes} (setup, image and workdir count too): every job's launch settings must fit in its host's desired state (one DynamoDB item); put large inputs in a file the command reads`,
       });
     }
     if (doc.profile && isCatalogModel(doc.model)) {
@@ -276,6 +280,12 @@ export const parseJobSpecJson = (text: string): JobSpecParseResult => {
 export interface JobLaunch {
   readonly command: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** Container image the workers run in (docs/host-agent.md, "Code on the host"). */
+  readonly image?: string;
+  /** `s3://<bucket>/workdirs/<sha256>.tar.gz`: the working directory the workers run in. */
+  readonly workdir?: string;
+  /** Shell commands run once per job on each host, in the working directory, before `command`. */
+  readonly setup?: readonly string[];
 }
 
 export interface JobIdentity {
@@ -311,10 +321,17 @@ const modelOf = (doc: JobSpecDocument): Pick<JobSpec, 'model' | 'userModel'> => 
   return { model: userModelId(userModel, doc), userModel };
 };
 
-export const toJobLaunch = (doc: JobSpecDocument): JobLaunch => ({
-  command: doc.command,
-  ...(doc.env && Object.keys(doc.env).length > 0 ? { env: doc.env } : {}),
-});
+export const toJobLaunch = (doc: JobSpecDocument): JobLaunch => launchOf(doc);
+
+function launchOf(doc: Pick<JobSpecDocument, 'command' | 'env' | 'image' | 'workdir' | 'setup'>): JobLaunch {
+  return {
+    command: doc.command,
+    ...(doc.env && Object.keys(doc.env).length > 0 ? { env: doc.env } : {}),
+    ...(doc.image !== undefined ? { image: doc.image } : {}),
+    ...(doc.workdir !== undefined ? { workdir: doc.workdir } : {}),
+    ...(doc.setup !== undefined ? { setup: doc.setup } : {}),
+  };
+}
 
 /**
  * A stable digest of what a document asks for (the client token excluded), so a retried submit with the same

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -220,6 +220,45 @@ test('a model outside the catalog: submitted without a profile, estimated, then 
   assert.match(text, /model: +acme\/own-net \(calibrated from \d+ throughput report\(s\)\)/);
   assert.match(text, /throughput: +predicted [\d.]+ it\/s on this placement/);
   await cli('cancel', id);
+});
+
+test('own code: `workdir: ./myproj` is uploaded to the local S3, the agent runs setup and the script in it', async () => {
+  const project = join(dir, 'own-code');
+  const out = join(project, 'out');
+  cpSync(join(import.meta.dirname, '../fixtures/myproj'), join(project, 'myproj'), { recursive: true });
+  mkdirSync(out, { recursive: true });
+  const file = join(project, 'job.yaml');
+  writeFileSync(
+    file,
+    [
+      'name: own-code',
+      'model: resnet50',
+      'batchSize: 32',
+      'gpus: 1',
+      'gpuTypes: [T4]',
+      'iterations: 20',
+      'workdir: ./myproj',
+      'setup: ["echo built-by-setup > built.txt"]',
+      'command: [node, train.mjs]',
+      `env: { OUT_DIR: ${JSON.stringify(out)} }`,
+      '',
+    ].join('\n'),
+  );
+  const out1 = JSON.parse(await cli('submit', file, '--json'));
+  const id: string = out1.job.jobId;
+  assert.match(out1.job.workdir, /^s3:\/\/[a-z0-9-]+\/workdirs\/[0-9a-f]{64}\.tar\.gz$/);
+  const done = await jobWhen(
+    id,
+    'the job to finish',
+    60,
+    (j) => j.status === 'finished' || j.status === 'failed',
+  );
+  assert.equal(done.status, 'finished', done.failureReason);
+  assert.equal(done.progress, 20);
+  const seen = JSON.parse(readFileSync(join(out, 'rank-0.json'), 'utf8'));
+  assert.equal(seen.built, 'built-by-setup', 'setup ran in the working directory first');
+  assert.match(seen.cwd, new RegExp(`/workspaces/${id}/work$`), 'the script ran in the downloaded copy');
+  assert.match(await cli('job', id), /workdir: {5}s3:\/\/.*\n {2}setup: {7}echo built-by-setup/);
 });
 
 test('cancel a running job: the round stops its workers', async () => {

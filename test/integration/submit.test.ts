@@ -277,6 +277,25 @@ describe('API reads and cancel', () => {
   });
 });
 
+describe('code on the host', () => {
+  test('GET /config names the bucket for working directories; a job’s code fields are stored and shown', async () => {
+    const config = await callApi(cp, { method: 'GET', resource: '/config' });
+    assert.equal(config.status, 200);
+    assert.match(config.body.bucket, /storagebucket/);
+    assert.equal(config.body.workdirPrefix, 'workdirs/');
+    const workdir = `s3://${config.body.bucket}/workdirs/${'c'.repeat(64)}.tar.gz`;
+    const code = { image: 'ubuntu:24.04', workdir, setup: ['pip install -r requirements.txt'] };
+    const { status, body } = await submit(cp, jobDocument({ clientToken: 'own-code', ...code }));
+    assert.equal(status, 201);
+    assert.deepEqual({ image: body.job.image, workdir: body.job.workdir, setup: body.job.setup }, code);
+    const stored = await cp.jobs.get(body.job.jobId);
+    assert.deepEqual(stored?.launch, { command: jobDocument().command, ...code });
+    const local = await submit(cp, jobDocument({ workdir: './myproj' }));
+    assert.equal(local.status, 400);
+    assert.match(local.body.message, /workdir: must be s3:\/\/<bucket>\/workdirs\/<sha256>\.tar\.gz/);
+  });
+});
+
 describe('SQS submissions', () => {
   test('messages on the queue become jobs of the sender; redeliveries and token duplicates create one job', async () => {
     cp.runner.startEventSources(['ingest']);

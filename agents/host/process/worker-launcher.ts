@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import type { DesiredJob, DesiredWorker } from '../../../lib/protocol/desired-state.ts';
 import { errorMessage } from '../logger.ts';
 import type { WorkerExit } from '../reconciler.ts';
 import { isSameProcessAlive, processStartTime } from './process-identity.ts';
@@ -12,6 +13,11 @@ export interface LaunchSpec {
   ref: string;
   command: string[];
   env: Record<string, string>;
+  /** Working directory of the process (the job's workspace); the agent's own when omitted. */
+  cwd?: string;
+  /** The job and worker it runs for: launchers that prepare the job's code read them. */
+  job?: DesiredJob;
+  worker?: DesiredWorker;
   stdoutPath: string;
   stderrPath: string;
 }
@@ -151,6 +157,7 @@ export const processLauncher: WorkerLauncher = {
     try {
       const child = spawn(command, args, {
         env: spec.env,
+        ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
         stdio: ['ignore', stdout, stderr],
         detached: true,
       });

@@ -35,6 +35,9 @@ export const jobItemSchema = z.object({
   launch: z.object({
     command: z.array(z.string()).min(1),
     env: z.record(z.string(), z.string()).optional(),
+    image: z.string().optional(),
+    workdir: z.string().optional(),
+    setup: z.array(z.string()).optional(),
   }),
   /** Iterations completed, as reported by the agents. */
   progress: z.number().nonnegative(),

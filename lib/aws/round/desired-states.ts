@@ -45,6 +45,7 @@ export const jobsByHost = (
       masterPort: job.masterPort,
       command: [...job.launch.command],
       ...(job.launch.env ? { env: { ...job.launch.env } } : {}),
+      ...codeSourceOf(job.launch),
     };
     let rank = 0;
     for (const slice of allocation.slices) {
@@ -66,6 +67,13 @@ export const jobsByHost = (
   }
   return byHost;
 };
+
+/** A job's image, working directory and setup, stored once per job like its command. */
+const codeSourceOf = (launch: JobItem['launch']): Pick<DesiredJob, 'image' | 'workdir' | 'setup'> => ({
+  ...(launch.image !== undefined ? { image: launch.image } : {}),
+  ...(launch.workdir !== undefined ? { workdir: launch.workdir } : {}),
+  ...(launch.setup !== undefined ? { setup: [...launch.setup] } : {}),
+});
 
 /** The desired-state documents that differ from what the hosts have, each with the next generation. */
 export const desiredUpdates = (

@@ -32,6 +32,17 @@ describe('parseAgentConfig', () => {
     assert.equal(config.timings.maxCrashes, 5);
     assert.equal(config.timings.pollIntervalMs, 2_000);
     assert.deepEqual(config.aws, { region: 'us-east-1', endpoint: 'http://127.0.0.1:4566' });
+    assert.equal(config.containerRuntime, 'docker');
+  });
+
+  test('the container runtime for jobs with an image: flag, else variable, else docker', () => {
+    const base = ['--mode', 'local', '--desired-state', 'file:/tmp/d.json'];
+    const env = { TESSERA_AGENT_CONTAINER_RUNTIME: '/usr/bin/podman' };
+    assert.equal(parseAgentConfig(base, env).containerRuntime, '/usr/bin/podman');
+    assert.equal(
+      parseAgentConfig([...base, '--container-runtime', 'nerdctl'], env).containerRuntime,
+      'nerdctl',
+    );
   });
 
   test('local mode defaults; flags win over the environment', () => {

@@ -10,6 +10,7 @@ import { SimulatedGpuDiscovery } from '../../../agents/host/discovery/simulated-
 import { InMemoryDesiredStateSource } from '../../../agents/host/ports/desired-state-source.ts';
 import { InMemoryTelemetrySink } from '../../../agents/host/ports/telemetry-sink.ts';
 import { processLauncher, type WorkerLauncher } from '../../../agents/host/process/worker-launcher.ts';
+import type { WorkspaceLauncher } from '../../../agents/host/workspace/workspace-launcher.ts';
 import type { DesiredJob } from '../../../lib/protocol/desired-state.ts';
 
 export const SIM_TRAINER = resolve(import.meta.dirname, '../../../agents/host/sim-trainer.mjs');
@@ -217,6 +218,8 @@ export function agentHarness(options: {
   gpuCount?: number;
   logSink?: ConstructorParameters<typeof HostAgent>[0]['logSink'];
   logLimits?: ConstructorParameters<typeof HostAgent>[0]['logLimits'];
+  /** Runs jobs that bring their own code (around the recording launcher). */
+  workspaces?: WorkspaceLauncher;
 }): AgentHarness {
   const { launcher, pids } = recordingLauncher(options.pids);
   const desired = options.desired ?? new InMemoryDesiredStateSource();
@@ -240,6 +243,7 @@ export function agentHarness(options: {
     checkpointStaging: options.checkpointStaging ?? null,
     ...(options.logSink ? { logSink: options.logSink } : {}),
     ...(options.logLimits ? { logLimits: options.logLimits } : {}),
+    workspaces: options.workspaces ?? null,
   });
   return { agent, desired, telemetry, pids, stateDir: options.stateDir };
 }

@@ -29,6 +29,16 @@ describe('readJobFile', () => {
     assert.deepEqual(json!.document, yaml!.document);
   });
 
+  test('a local workdir is checked as if uploaded and kept for tessera submit to upload', () => {
+    const [one] = jobsOf(`${job}workdir: ./myproj\nsetup: [make]\nimage: ubuntu:24.04\n`);
+    assert.equal(one!.document.workdir, './myproj');
+    const [uploaded] = jobsOf(`${job}workdir: s3://b-1/workdirs/${'0'.repeat(64)}.tar.gz\n`);
+    assert.match(String(uploaded!.document.workdir), /^s3:/);
+    const bad = readJobFile(`${job}workdir: s3://b-1/elsewhere.tar.gz\nimage: "Bad Image"\n`);
+    assert.equal(bad.ok, false);
+    assert.deepEqual(bad.ok ? [] : bad.issues.map((i) => i.field).sort(), ['image', 'workdir']);
+  });
+
   test('a list of jobs, or { jobs: [...] }', () => {
     const list = jobsOf(
       `- ${job.trim().split('\n').join('\n  ')}\n- ${job.trim().replace('gpus: 2', 'gpus: 4').split('\n').join('\n  ')}\n`,

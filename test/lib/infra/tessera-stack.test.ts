@@ -145,7 +145,7 @@ describe('functions', () => {
     );
     const tables = [ENV.jobsTable, ENV.hostsTable, ENV.hostArnPrefix, ENV.profilesTable, ENV.stateTable];
     assert.deepEqual(vars, {
-      api: [...tables, ENV.schedulerEventsQueueUrl, ENV.logsBucket].sort(),
+      api: [...tables, ENV.schedulerEventsQueueUrl, ENV.logsBucket, ENV.bucket].sort(),
       ingest: [...tables, ENV.schedulerEventsQueueUrl, ENV.submissionsDlqUrl].sort(),
       round: [
         ...tables,
@@ -429,7 +429,7 @@ describe('least privilege for hosts: job data only through per-host vended crede
       [
         {
           Sid: 'JobData',
-          Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+          Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:PutObjectTagging'],
           Resource: objects('jobs'),
           Condition: undefined,
         },

@@ -40,6 +40,24 @@ describe('jobsByHost', () => {
     assert.deepEqual(w.command, ['python3', 'train.py']);
   });
 
+  test('image, working directory and setup travel once per job, and only when the job has them', () => {
+    const workdir = `s3://bucket/workdirs/${'e'.repeat(64)}.tar.gz`;
+    const code = { image: 'ubuntu:24.04', workdir, setup: ['make'] };
+    const own = runningJob('job-own', allocation([['h1', [0, 1]]]), {
+      launch: { command: ['python3', 'train.py'], ...code },
+    });
+    const plain = runningJob('job-plain', allocation([['h1', [2]]]));
+    const onHost = jobsByHost([own, plain], address, 's3://bucket/checkpoints').get('h1')!;
+    const [first, second] = onHost;
+    assert.deepEqual({ image: first!.image, workdir: first!.workdir, setup: first!.setup }, code);
+    assert.deepEqual([second!.image, second!.workdir, second!.setup], [undefined, undefined, undefined]);
+    const check = validateDesiredState(
+      { hostId: 'h1', generation: 1, jobs: onHost },
+      { hostId: 'h1', gpuIndices: [0, 1, 2], lastAcceptedGeneration: null },
+    );
+    assert.ok(check.ok, 'the agent accepts what the round writes');
+  });
+
   test('elastic jobs carry maxP and their ESTs per worker rank', () => {
     const job = runningJob(
       'job-e',
