@@ -480,11 +480,11 @@ describe('EventBridge', () => {
 });
 
 describe('API', () => {
-  test('six IAM-authorised methods on one Lambda proxy', () => {
+  test('seven IAM-authorised methods on one Lambda proxy', () => {
     const methods = resources('AWS::ApiGateway::Method').filter(
       ([, m]) => m.Properties.HttpMethod !== 'OPTIONS',
     );
-    assert.equal(methods.length, 6);
+    assert.equal(methods.length, 7);
     for (const [, m] of methods) {
       assert.equal(m.Properties.AuthorizationType, 'AWS_IAM');
       assert.equal((m.Properties.Integration as { Type: string }).Type, 'AWS_PROXY');
@@ -619,9 +619,9 @@ describe('every resource', () => {
     assert.deepEqual(counts, {
       'AWS::ApiGateway::Account': 1,
       'AWS::ApiGateway::Deployment': 1,
-      'AWS::ApiGateway::Method': 6,
+      'AWS::ApiGateway::Method': 7,
       'AWS::ApiGateway::RequestValidator': 1,
-      'AWS::ApiGateway::Resource': 4,
+      'AWS::ApiGateway::Resource': 5,
       'AWS::ApiGateway::RestApi': 1,
       'AWS::ApiGateway::Stage': 1,
       'AWS::CloudWatch::Alarm': 5,
@@ -646,7 +646,7 @@ describe('every resource', () => {
       'AWS::Lambda::EventSourceMapping': 3,
       'AWS::Lambda::Function': 6,
       'AWS::Lambda::LayerVersion': 1,
-      'AWS::Lambda::Permission': 15,
+      'AWS::Lambda::Permission': 17,
       'AWS::Logs::LogGroup': 7,
       'AWS::S3::Bucket': 2,
       'AWS::S3::BucketPolicy': 2,
