@@ -13,6 +13,8 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { ENV } from '../../lib/aws/environment.ts';
 import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
+import { QueueSnapshotRepository } from '../../lib/aws/repositories/queue-snapshot-repository.ts';
+import { QueueView } from '../../lib/aws/round/queue-view.ts';
 import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
 import { getPolicy } from '../../lib/core/policies/index.ts';
 import { loadDefaultPerfModel } from '../../lib/data/perf.ts';
@@ -38,6 +40,9 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
     onWarning: (message) => deps.logger.warn(message),
   });
   const fleet = new Ec2Fleet(deps.clients.ec2);
+  // The queue view lives as long as this handler (a warm Lambda container): a round reads only what changed.
+  const snapshots = new QueueSnapshotRepository(deps.clients.dynamodb, deps.state.tableName);
+  const queue = new QueueView({ jobs: deps.jobs, loadSnapshot: () => snapshots.load() });
 
   return middy<RoundTrigger, RoundReport, Error, Context>()
     .use(injectLambdaContext(deps.logger))
@@ -59,6 +64,7 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
           fleet,
           clock: deps.clock,
           log,
+          queue,
         },
         {
           clusterName: deps.env[ENV.clusterName],
@@ -84,6 +90,8 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
       m.addMetric('InstancesTerminated', 'Count', report.terminated.length);
       m.addMetric('CapacityErrors', 'Count', report.capacityErrors.length);
       m.addMetric('UnschedulableJobs', 'Count', report.unschedulable);
+      m.addMetric('QueuedJobs', 'Count', report.queued ?? 0);
+      m.addMetric('QueueItemsRead', 'Count', report.queueItemsRead ?? 0);
       for (const [kind, count] of Object.entries(report.actions))
         m.addMetric(`Actions_${kind}`, 'Count', count);
       deps.logger.info('round finished', { trigger, round: report.round });

@@ -2,6 +2,7 @@
 // handler: `node --import tsx test/faults/round-times.ts 2000 10000 25000`. Jobs are written straight into the
 // Jobs table (as if submitted earlier); each size gets a fresh control plane. Prints one line per size.
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { withChangeStamp } from '../../lib/aws/repositories/jobs-repository.ts';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { jobIdFor, newJobItem } from '../../lib/aws/submit-job.ts';
 import { scheduledEvent, sqsEvent } from '../../lib/local/runner/index.ts';
@@ -30,10 +31,9 @@ for (const size of sizes.length > 0 ? sizes : [2000]) {
         jobDocument({ gpus: 1 + (i % 4), iterations: 1e9, clientToken: `rt-${i}` }),
       );
       if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-      return newJobItem(
-        { tenant: `tenant-${i % 7}`, document: parsed.document },
-        jobIdFor('rt', String(i)),
-        now + i,
+      return withChangeStamp(
+        newJobItem({ tenant: `tenant-${i % 7}`, document: parsed.document }, jobIdFor('rt', String(i)), now + i),
+        Date.now(),
       );
     });
     const writeStart = performance.now();
@@ -52,17 +52,19 @@ for (const size of sizes.length > 0 ? sizes : [2000]) {
     }
     const loadSeconds = (performance.now() - writeStart) / 1000;
     const times: number[] = [];
+    const phases: Record<string, number | string>[] = [];
     let report: RoundReport | undefined;
-    for (let r = 0; r < 3; r++) {
+    for (let r = 0; r < 4; r++) {
       const start = performance.now();
       report = await cp.runner.invoke<RoundReport>(
         'round',
         scheduledEvent('arn:aws:events:us-east-1:0:rule/r', REGION, ACCOUNT),
       );
       times.push((performance.now() - start) / 1000);
+      phases.push({ how: report.queueRead ?? '', items: report.queueItemsRead ?? 0, ...report.seconds });
     }
     process.stdout.write(
-      `${JSON.stringify({ queued: size, gpus: HOSTS.length * 8, loadSeconds: +loadSeconds.toFixed(1), roundSeconds: times.map((t) => +t.toFixed(2)), lastRound: { outcome: report?.outcome, actions: report?.actions } })}\n`,
+      `${JSON.stringify({ queued: size, gpus: HOSTS.length * 8, loadSeconds: +loadSeconds.toFixed(1), roundSeconds: times.map((t) => +t.toFixed(2)), phases, lastRound: { outcome: report?.outcome, actions: report?.actions } })}\n`,
     );
   } finally {
     await cp.stop();

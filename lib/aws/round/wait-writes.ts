@@ -19,11 +19,14 @@ export interface WaitWrite {
   readonly queuePosition: number;
 }
 
-export const isWaitingItem = (item: JobItem): boolean =>
+/** What the wait-info decision reads of a job. */
+type WaitingView = Pick<JobItem, 'jobId' | 'status' | 'waitReason' | 'queuePosition' | 'estimatedStart'>;
+
+export const isWaitingItem = (item: WaitingView): boolean =>
   item.status === 'queued' || item.status === 'suspended';
 
 export const waitWrites = (
-  items: readonly JobItem[],
+  items: readonly WaitingView[],
   waiting: ReadonlyMap<string, WaitInfo>,
   nowSeconds: number,
   limit = WAIT_WRITE_LIMIT,
@@ -51,7 +54,7 @@ export const waitWrites = (
   return writes.sort((a, b) => a.queuePosition - b.queuePosition).slice(0, limit);
 };
 
-const changed = (item: JobItem, info: WaitInfo, now: number): boolean => {
+const changed = (item: WaitingView, info: WaitInfo, now: number): boolean => {
   if (item.waitReason !== info.waitReason) return true;
   const old = item.queuePosition;
   if (old === undefined) return true;

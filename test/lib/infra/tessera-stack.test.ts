@@ -59,6 +59,7 @@ describe('tables', () => {
     assert.deepEqual(gsis(logicalId(stack.tables.jobs)), [
       ['byStatus', ['status', 'submittedAt']],
       ['byTenant', ['tenant', 'submittedAt']],
+      ['byChange', ['changeShard', 'changedAt']],
     ]);
     assert.deepEqual(gsis(logicalId(stack.tables.hosts)), [['byState', ['state', 'stateChangedAt']]]);
     for (const table of [stack.tables.jobs, stack.tables.hosts])
@@ -234,6 +235,7 @@ describe('least privilege', () => {
         [
           'dynamodb:BatchGetItem',
           'dynamodb:ConditionCheckItem',
+          'dynamodb:DeleteItem',
           'dynamodb:GetItem',
           'dynamodb:PutItem',
           'dynamodb:Query',

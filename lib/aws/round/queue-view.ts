@@ -1,0 +1,187 @@
+/**
+ * The round's view of the queue (waiting jobs), kept between rounds so a round reads only what changed. Jobs holding
+ * GPUs are not kept here: they are bounded by the cluster and the round reads them fresh every time.
+ *
+ * - **Delta** (every round): the jobs written since the previous read, from the change index (`changedAt`, the wall
+ *   clock of each write), starting `overlapMs` before the previous read began, so index lag and clock skew between
+ *   writers do not hide a write. Each job carries a revision that grows with every write: an older view never
+ *   replaces a newer one.
+ * - **Snapshot** (cold start): the view as a round last persisted it (queue-snapshot-repository.ts), then a delta.
+ * - **Full read** (no usable snapshot, a view older than `maxDeltaAgeMs`, or every `fullReadEveryMs` as a safety net):
+ *   every queued and suspended job from the status index.
+ *
+ * The view is advisory: every round write is conditional on the job's status and generation, and the round reads a
+ * job's full item before changing it, so a stale entry costs a conflict, never a wrong write.
+ */
+import type { CorruptItemError } from '../repositories/errors.ts';
+import type { JobsRepository } from '../repositories/jobs-repository.ts';
+import { parseItem } from '../repositories/parse-item.ts';
+import type { JobItem } from '../items/job-item.ts';
+import {
+  isWaiting,
+  type QueuedJob,
+  type QueueSnapshot,
+  queuedJobSchema,
+  toQueuedJob,
+  WAITING_STATUSES,
+} from '../items/queued-job.ts';
+
+export interface QueueViewSources {
+  readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'listRawByStatuses'>;
+  /** The persisted snapshot, or why there is none usable. */
+  readonly loadSnapshot: () => Promise<QueueSnapshot | { invalid: string }>;
+}
+
+export interface QueueViewOptions {
+  readonly overlapMs: number;
+  readonly maxDeltaAgeMs: number;
+  readonly fullReadEveryMs: number;
+}
+
+export const QUEUE_VIEW_DEFAULTS: QueueViewOptions = {
+  overlapMs: 30_000,
+  maxDeltaAgeMs: 6 * 3600_000,
+  fullReadEveryMs: 3600_000,
+};
+
+export interface RefreshResult {
+  readonly how: 'delta' | 'snapshot' | 'full';
+  /** Items read from DynamoDB (changed ones, or the whole queue on a full read). */
+  readonly read: number;
+  readonly corrupt: readonly CorruptItemError[];
+  /** Why a snapshot could not be used, when it could not. */
+  readonly snapshotIssue?: string;
+}
+
+const parseQueued = (raw: Record<string, unknown>): QueuedJob =>
+  parseItem(queuedJobSchema, raw, `job ${String(raw.jobId)}`);
+
+export class QueueView {
+  private readonly jobs = new Map<string, QueuedJob>();
+  /**
+   * Revisions of jobs seen leaving the queue (started or ended), so an older waiting view read from the lagging index
+   * cannot bring them back; kept for two overlaps, longer than any such view can surface.
+   */
+  private readonly gone = new Map<string, { rev: number; atMs: number }>();
+  private watermarkMs: number | undefined;
+  private fullReadAtMs = 0;
+
+  constructor(
+    private readonly sources: QueueViewSources,
+    private readonly wallClock: () => number = Date.now,
+    private readonly options: QueueViewOptions = QUEUE_VIEW_DEFAULTS,
+  ) {}
+
+  /** The waiting jobs, oldest submission first. */
+  waiting(): QueuedJob[] {
+    return [...this.jobs.values()].sort((a, b) => a.submittedAt - b.submittedAt || (a.jobId < b.jobId ? -1 : 1));
+  }
+
+  get(jobId: string): QueuedJob | undefined {
+    return this.jobs.get(jobId);
+  }
+
+  get size(): number {
+    return this.jobs.size;
+  }
+
+  /** Forget everything: the next refresh starts from the snapshot or a full read (after a round failed midway). */
+  invalidate(): void {
+    this.jobs.clear();
+    this.gone.clear();
+    this.watermarkMs = undefined;
+  }
+
+  snapshot(): QueueSnapshot | undefined {
+    if (this.watermarkMs === undefined) return undefined;
+    return { watermarkMs: this.watermarkMs, fullReadAtMs: this.fullReadAtMs, jobs: this.waiting() };
+  }
+
+  /**
+   * Takes a view of one job if it is newer than the one held: waiting jobs are kept, others dropped. Returns
+   * whether the view changed. A job without a revision (written before revisions existed) counts as revision 0.
+   */
+  apply(job: JobItem | QueuedJob): boolean {
+    const rev = job.rev ?? 0;
+    const held = this.jobs.get(job.jobId);
+    const known = held ? (held.rev ?? 0) : this.gone.get(job.jobId)?.rev;
+    if (known !== undefined && rev < known) return false;
+    if (isWaiting(job)) {
+      this.gone.delete(job.jobId);
+      this.jobs.set(job.jobId, toQueuedJob(job));
+      return true;
+    }
+    this.jobs.delete(job.jobId);
+    this.gone.set(job.jobId, { rev, atMs: this.wallClock() });
+    return held !== undefined;
+  }
+
+  async refresh(): Promise<RefreshResult> {
+    const now = this.wallClock();
+    let how: RefreshResult['how'] = 'delta';
+    let snapshotIssue: string | undefined;
+    let read = 0;
+    const corrupt: CorruptItemError[] = [];
+    if (this.watermarkMs === undefined) {
+      const snapshot = await this.sources.loadSnapshot();
+      if ('invalid' in snapshot) snapshotIssue = snapshot.invalid;
+      else if (now - snapshot.watermarkMs > this.options.maxDeltaAgeMs)
+        snapshotIssue = `snapshot is ${Math.round((now - snapshot.watermarkMs) / 1000)} s old`;
+      else {
+        this.replace(snapshot.jobs, snapshot.watermarkMs, snapshot.fullReadAtMs);
+        how = 'snapshot';
+      }
+    }
+    const stale =
+      this.watermarkMs === undefined ||
+      now - this.watermarkMs > this.options.maxDeltaAgeMs ||
+      now - this.fullReadAtMs > this.options.fullReadEveryMs;
+    if (stale) {
+      const raws = await this.sources.jobs.listRawByStatuses(WAITING_STATUSES);
+      const jobs: QueuedJob[] = [];
+      for (const raw of raws) {
+        try {
+          jobs.push(parseQueued(raw));
+        } catch (error) {
+          corrupt.push(error as CorruptItemError);
+        }
+      }
+      this.replace(jobs, now, now);
+      return { how: 'full', read: raws.length, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+    }
+    const since = this.watermarkMs! - this.options.overlapMs;
+    const raws = await this.sources.jobs.listChangedSince(since);
+    read = raws.length;
+    for (const raw of raws) {
+      if (!this.isNewer(raw)) continue;
+      try {
+        this.apply(parseQueued(raw));
+      } catch (error) {
+        corrupt.push(error as CorruptItemError);
+      }
+    }
+    this.watermarkMs = now;
+    for (const [jobId, { atMs }] of this.gone)
+      if (now - atMs > 2 * this.options.overlapMs) this.gone.delete(jobId);
+    return { how, read, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+  }
+
+  /** Cheap check on a raw item before parsing it: a newer revision of a job that is or was waiting, or a new job. */
+  private isNewer(raw: Record<string, unknown>): boolean {
+    const jobId = String(raw.jobId);
+    const rev = typeof raw.rev === 'number' ? raw.rev : 0;
+    const held = this.jobs.get(jobId);
+    if (held) return rev > (held.rev ?? 0);
+    const gone = this.gone.get(jobId);
+    if (gone !== undefined) return rev > gone.rev;
+    return raw.status === 'queued' || raw.status === 'suspended';
+  }
+
+  private replace(jobs: readonly QueuedJob[], watermarkMs: number, fullReadAtMs: number): void {
+    this.jobs.clear();
+    this.gone.clear();
+    for (const job of jobs) this.jobs.set(job.jobId, job);
+    this.watermarkMs = watermarkMs;
+    this.fullReadAtMs = fullReadAtMs;
+  }
+}
