@@ -3,7 +3,7 @@
  * host or the API needs (launch settings, timeline, fingerprint, client token). A few hundred bytes per job, so the
  * whole queue fits in the round's memory and in a snapshot of a few SchedulerState items.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { type JobItem, jobItemSchema } from './job-item.ts';
 
 export const queuedJobSchema = jobItemSchema.omit({
@@ -14,6 +14,9 @@ export const queuedJobSchema = jobItemSchema.omit({
 });
 
 export type QueuedJob = z.infer<typeof queuedJobSchema>;
+
+/** The attributes of a QueuedJob: what a full read of the queue asks DynamoDB for. */
+export const QUEUED_JOB_ATTRIBUTES: readonly string[] = Object.keys(queuedJobSchema.shape);
 
 export const WAITING_STATUSES = ['queued', 'suspended'] as const;
 

@@ -166,14 +166,30 @@ export class JobsRepository {
     return parseItems(jobItemSchema, raws, (raw) => `${this.tableName} job ${String(raw.jobId)}`);
   }
 
-  /** Like listByStatuses, unparsed: for a caller that keeps only part of each item. */
-  listRawByStatuses(statuses: readonly JobStatus[]): Promise<Record<string, unknown>[]> {
+  /**
+   * Like listByStatuses, unparsed, and with only the given attributes when `attributes` is given: for a caller
+   * that keeps only part of each item (the statuses are read in parallel).
+   */
+  async listRawByStatuses(
+    statuses: readonly JobStatus[],
+    attributes?: readonly string[],
+  ): Promise<Record<string, unknown>[]> {
     const index = JOBS_TABLE.indexes.byStatus;
-    return queryIndexForValues(
-      this.client,
-      { tableName: this.tableName, indexName: index.name, partitionKey: index.partitionKey },
-      statuses,
+    const lists = await Promise.all(
+      statuses.map((status) =>
+        queryIndexForValues(
+          this.client,
+          {
+            tableName: this.tableName,
+            indexName: index.name,
+            partitionKey: index.partitionKey,
+            ...(attributes ? { attributes } : {}),
+          },
+          [status],
+        ),
+      ),
     );
+    return lists.flat();
   }
 
   /**

@@ -90,7 +90,9 @@ export class QueueSnapshotRepository {
         if (attempt > 8) return { invalid: 'chunks kept coming back unprocessed' };
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
         const output: BatchGetCommandOutput = await this.client.send(
-          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
+          new BatchGetCommand({
+            RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } },
+          }),
         );
         for (const item of output.Responses?.[this.tableName] ?? [])
           if (typeof item.key === 'string' && typeof item.body === 'string') bodies.set(item.key, item.body);
@@ -112,7 +114,8 @@ export class QueueSnapshotRepository {
         jobs.push(parsed.data);
       }
     }
-    if (jobs.length !== header.count) return { invalid: `${jobs.length} jobs where the header says ${header.count}` };
+    if (jobs.length !== header.count)
+      return { invalid: `${jobs.length} jobs where the header says ${header.count}` };
     return { watermarkMs: header.watermarkMs, fullReadAtMs: header.fullReadAtMs, jobs };
   }
 
@@ -125,11 +128,13 @@ export class QueueSnapshotRepository {
     const CONCURRENCY = 4;
     for (let i = 0; i < chunks.length; i += CONCURRENCY)
       await Promise.all(
-        chunks.slice(i, i + CONCURRENCY).map((body, j) =>
-          this.client.send(
-            new PutCommand({ TableName: this.tableName, Item: { key: chunkKey(id, i + j), body } }),
+        chunks
+          .slice(i, i + CONCURRENCY)
+          .map((body, j) =>
+            this.client.send(
+              new PutCommand({ TableName: this.tableName, Item: { key: chunkKey(id, i + j), body } }),
+            ),
           ),
-        ),
       );
     const header: SnapshotHeader = {
       key: SNAPSHOT_KEY,
@@ -163,6 +168,8 @@ export class QueueSnapshotRepository {
   /** Deletes the chunks of a snapshot no header names any more (best effort: leftovers are only unused items). */
   async removeChunks(header: Pick<SnapshotHeader, 'id' | 'chunks'>): Promise<void> {
     for (let i = 0; i < header.chunks; i++)
-      await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { key: chunkKey(header.id, i) } }));
+      await this.client.send(
+        new DeleteCommand({ TableName: this.tableName, Key: { key: chunkKey(header.id, i) } }),
+      );
   }
 }

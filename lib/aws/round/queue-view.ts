@@ -13,18 +13,20 @@
  * The view is advisory: every round write is conditional on the job's status and generation, and the round reads a
  * job's full item before changing it, so a stale entry costs a conflict, never a wrong write.
  */
-import type { CorruptItemError } from '../repositories/errors.ts';
-import type { JobsRepository } from '../repositories/jobs-repository.ts';
-import { parseItem } from '../repositories/parse-item.ts';
+
 import type { JobItem } from '../items/job-item.ts';
 import {
   isWaiting,
+  QUEUED_JOB_ATTRIBUTES,
   type QueuedJob,
   type QueueSnapshot,
   queuedJobSchema,
   toQueuedJob,
   WAITING_STATUSES,
 } from '../items/queued-job.ts';
+import type { CorruptItemError } from '../repositories/errors.ts';
+import type { JobsRepository } from '../repositories/jobs-repository.ts';
+import { parseItem } from '../repositories/parse-item.ts';
 
 export interface QueueViewSources {
   readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'listRawByStatuses'>;
@@ -74,7 +76,9 @@ export class QueueView {
 
   /** The waiting jobs, oldest submission first. */
   waiting(): QueuedJob[] {
-    return [...this.jobs.values()].sort((a, b) => a.submittedAt - b.submittedAt || (a.jobId < b.jobId ? -1 : 1));
+    return [...this.jobs.values()].sort(
+      (a, b) => a.submittedAt - b.submittedAt || (a.jobId < b.jobId ? -1 : 1),
+    );
   }
 
   get(jobId: string): QueuedJob | undefined {
@@ -137,7 +141,7 @@ export class QueueView {
       now - this.watermarkMs > this.options.maxDeltaAgeMs ||
       now - this.fullReadAtMs > this.options.fullReadEveryMs;
     if (stale) {
-      const raws = await this.sources.jobs.listRawByStatuses(WAITING_STATUSES);
+      const raws = await this.sources.jobs.listRawByStatuses(WAITING_STATUSES, QUEUED_JOB_ATTRIBUTES);
       const jobs: QueuedJob[] = [];
       for (const raw of raws) {
         try {

@@ -21,6 +21,7 @@ import type { PerfModel } from '../../core/model/perf.ts';
 import { levelOf } from '../../core/place/free-gpus.ts';
 import { scheduleRound } from '../../core/round.ts';
 import type { Policy } from '../../core/stages.ts';
+import { applyChanges } from '../dynamo/apply-changes.ts';
 import type { ItemChanges } from '../dynamo/expressions.ts';
 import { type FencedWriteResult, type LabelledWrite, writeFenced } from '../dynamo/fenced-writes.ts';
 import { type Ec2Fleet, FleetCapacityError, rackAndNetwork } from '../fleet/ec2-fleet.ts';
@@ -47,8 +48,8 @@ import {
 } from './job-transitions.ts';
 import { withMeasuredProfiles } from './measured-profiles.ts';
 import { phaseTimer } from './phase-timer.ts';
-import { QueueView } from './queue-view.ts';
 import { lostHostChanges, preRound } from './pre-round.ts';
+import { QueueView } from './queue-view.ts';
 import { waitWrites } from './wait-writes.ts';
 
 export interface RoundLogger {
@@ -283,7 +284,8 @@ const leasedRound = async (
   const jobsAfter = await jobsAfterWrites(deps, loaded_, jobChanges, jobResult);
   for (const job of jobsAfter) queue.apply(job);
   timer.lap('jobWrites');
-  const waitWritten = await writeWaitInfo(deps, queue, output.waiting, nowSeconds);
+  const waitResult = await writeWaitInfo(deps, queue, fenced, output.waiting, nowSeconds);
+  conflicts.push(...waitResult.conflicts);
   timer.lap('waitWrites');
 
   // 6b: host desired states, idle tracking, hosts found lost.
@@ -346,7 +348,7 @@ const leasedRound = async (
     round: output.state.round,
     actions,
     jobWrites: jobResult.written.length,
-    waitWrites: waitWritten,
+    waitWrites: waitResult.written,
     hostWrites: hostResult.written.length,
     conflicts,
     launched: fleetResult.launched,
@@ -368,35 +370,36 @@ const leasedRound = async (
 };
 
 /**
- * Step 6a': the waiting jobs' reason, position and estimated start (changes only, bounded per round; wait-writes.ts).
- * Each write holds only while the job still waits, so it never races with a start, a cancel or a finish. Advisory:
- * a failed write is logged and retried by a later round.
+ * Step 6a': the waiting jobs' reason, position and estimated start (changes only, bounded per round; wait-writes.ts),
+ * in fenced transactions like every other round write. Each holds only while the job keeps the status and generation
+ * the queue view has, so it never races with a start, a cancel or a finish; one that conflicts is dropped, and the
+ * next round decides again.
  */
 const writeWaitInfo = async (
   deps: RoundDependencies,
   queue: QueueView,
+  fenced: Fenced,
   waiting: ReturnType<typeof scheduleRound>['waiting'],
   nowSeconds: number,
-): Promise<number> => {
-  const writes = waitWrites(queue.waiting(), waiting, nowSeconds);
-  let written = 0;
-  for (let i = 0; i < writes.length; i += WAIT_WRITE_CONCURRENCY) {
-    const batch = writes.slice(i, i + WAIT_WRITE_CONCURRENCY);
-    const results = await Promise.allSettled(
-      batch.map((w) => deps.jobs.updateIf(w.jobId, w.changes, { status: ['queued', 'suspended'] })),
-    );
-    for (const r of results) {
-      if (r.status === 'fulfilled' && r.value) {
-        written++;
-        queue.apply(r.value);
-      } else if (r.status === 'rejected')
-        deps.log.warn('could not record why a job waits', { error: String(r.reason) });
-    }
-  }
-  return written;
+): Promise<{ written: number; conflicts: string[] }> => {
+  const writes = waitWrites(queue.waiting(), waiting, nowSeconds).flatMap((w) => {
+    const view = queue.get(w.jobId);
+    return view ? [{ view, write: w }] : [];
+  });
+  const result = await fenced(
+    writes.map(({ view, write }) =>
+      deps.jobs.roundWrite(write.jobId, write.changes, {
+        status: view.status,
+        jobGeneration: view.jobGeneration,
+      }),
+    ),
+  );
+  const written = new Set(result.written);
+  for (const { view, write } of writes)
+    if (written.has(`job ${view.jobId}`))
+      queue.apply({ ...applyChanges(view, write.changes), rev: (view.rev ?? 0) + 1 });
+  return { written: result.written.length, conflicts: result.conflicts };
 };
-
-const WAIT_WRITE_CONCURRENCY = 16;
 
 const HOLDING_STATUSES = ['running', 'checkpointing'] as const;
 
@@ -451,9 +454,7 @@ const hydrate = async (
 /** Jobs the core's actions start, stop or move. */
 const actedOn = (actions: ReturnType<typeof scheduleRound>['actions']): string[] => [
   ...new Set(
-    actions.flatMap((a) =>
-      a.kind === 'launchInstances' || a.kind === 'terminateInstance' ? [] : [a.jobId],
-    ),
+    actions.flatMap((a) => (a.kind === 'launchInstances' || a.kind === 'terminateInstance' ? [] : [a.jobId])),
   ),
 ];
 

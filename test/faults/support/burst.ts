@@ -7,8 +7,8 @@ import { BatchWriteCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dy
 import { withChangeStamp } from '../../../lib/aws/repositories/jobs-repository.ts';
 import { jobIdFor, newJobItem } from '../../../lib/aws/submit-job.ts';
 import { validateJobSpec } from '../../../lib/protocol/job-spec.ts';
-import type { ControlPlane } from '../../integration/support/local-stack.ts';
 import { jobDocument } from '../../integration/support/fixtures.ts';
+import type { ControlPlane } from '../../integration/support/local-stack.ts';
 
 export interface BurstOptions {
   /** Wall-clock ms stamped as the time of the write (default: now). */
@@ -45,7 +45,8 @@ export const writeBurst = async (
             chunk.map((Item) => ({ PutRequest: { Item } }));
           for (let attempt = 0; requests && requests.length > 0; attempt++) {
             if (attempt > 10) throw new Error('BatchWriteItem kept returning unprocessed items');
-            if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** Math.min(attempt, 5)));
+            if (attempt > 0)
+              await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** Math.min(attempt, 5)));
             const output: BatchWriteCommandOutput = await cp.clients.dynamodb.send(
               new BatchWriteCommand({ RequestItems: { [cp.jobs.tableName]: requests } }),
             );
