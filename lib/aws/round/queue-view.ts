@@ -67,6 +67,8 @@ export class QueueView {
   private readonly gone = new Map<string, { rev: number; atMs: number }>();
   private watermarkMs: number | undefined;
   private fullReadAtMs = 0;
+  /** Read in full since the last snapshot was persisted: the next one is due soon. */
+  unpersisted = false;
 
   constructor(
     private readonly sources: QueueViewSources,
@@ -151,6 +153,7 @@ export class QueueView {
         }
       }
       this.replace(jobs, now, now);
+      this.unpersisted = true;
       return { how: 'full', read: raws.length, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
     }
     const since = this.watermarkMs! - this.options.overlapMs;

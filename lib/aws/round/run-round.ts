@@ -160,7 +160,7 @@ export const runRound = async (deps: RoundDependencies, settings: RoundSettings)
 
 type Fenced = (writes: readonly LabelledWrite[]) => Promise<FencedWriteResult>;
 
-/** Rounds between two snapshots of the queue view (and after every full read). */
+/** Rounds between two snapshots of the queue view (and one in the round after every full read). */
 export const SNAPSHOT_EVERY_ROUNDS = 10;
 
 /**
@@ -176,13 +176,16 @@ const persistQueue = async (
   leaseToken: number,
 ): Promise<void> => {
   const snapshot = queue.snapshot();
-  const due = report.queueRead === 'full' || (report.round ?? 0) % SNAPSHOT_EVERY_ROUNDS === 0;
+  // Not in the round that read the queue in full (the longest one): in the next, which reads only changes.
+  const due =
+    report.queueRead === 'delta' && (queue.unpersisted || (report.round ?? 0) % SNAPSHOT_EVERY_ROUNDS === 0);
   if (!snapshot || !due) return;
   try {
     const previous = await snapshots.loadHeader();
     const { header, chunks } = await snapshots.writeChunks(`${leaseToken}-${report.round}`, snapshot);
     const result = await fenced([header]);
     if (result.written.length === 0) return;
+    queue.unpersisted = false;
     if (previous) await snapshots.removeChunks(previous);
     deps.log.info('queue snapshot written', { jobs: snapshot.jobs.length, chunks });
   } catch (error) {
