@@ -5,6 +5,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { JobStatus } from '../../core/model/job.ts';
@@ -164,6 +165,35 @@ export class JobsRepository {
   async listByStatuses(statuses: readonly JobStatus[]): Promise<{ items: JobItem[]; corrupt: Error[] }> {
     const raws = await this.listRawByStatuses(statuses);
     return parseItems(jobItemSchema, raws, (raw) => `${this.tableName} job ${String(raw.jobId)}`);
+  }
+
+  /**
+   * One page of the jobs in `status`, unparsed, with only `attributes`, from `start` (the previous page's `next`):
+   * for a reader that spreads a long read over several calls.
+   */
+  async pageRawByStatus(
+    status: JobStatus,
+    attributes: readonly string[],
+    start?: Record<string, unknown>,
+  ): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
+    const index = JOBS_TABLE.indexes.byStatus;
+    const x = new Expressions();
+    const key = x.eq(index.partitionKey, status);
+    const projection = attributes.map((a) => x.name(a)).join(', ');
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: key,
+        ProjectionExpression: projection,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+        ...x.attributes(),
+      }),
+    );
+    return {
+      items: (output.Items ?? []) as Record<string, unknown>[],
+      ...(output.LastEvaluatedKey ? { next: output.LastEvaluatedKey as Record<string, unknown> } : {}),
+    };
   }
 
   /**

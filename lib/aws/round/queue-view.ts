@@ -29,7 +29,7 @@ import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import { parseItem } from '../repositories/parse-item.ts';
 
 export interface QueueViewSources {
-  readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'listRawByStatuses'>;
+  readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'pageRawByStatus'>;
   /** The persisted snapshot, or why there is none usable. */
   readonly loadSnapshot: () => Promise<QueueSnapshot | { invalid: string }>;
 }
@@ -48,6 +48,11 @@ export const QUEUE_VIEW_DEFAULTS: QueueViewOptions = {
 
 export interface RefreshResult {
   readonly how: 'delta' | 'snapshot' | 'full';
+  /**
+   * False while a first full read is still under way (it goes on in the next round): the view is empty and the round
+   * must not act on the queue — not start, rank or size the fleet for waiting jobs it has not all seen.
+   */
+  readonly complete: boolean;
   /** Items read from DynamoDB (changed ones, or the whole queue on a full read). */
   readonly read: number;
   readonly corrupt: readonly CorruptItemError[];
@@ -69,6 +74,10 @@ export class QueueView {
   private fullReadAtMs = 0;
   /** Read in full since the last snapshot was persisted: the next one is due soon. */
   unpersisted = false;
+  /** A full read spread over rounds: where it is, and what it found so far. */
+  private fullRead:
+    | { startedAtMs: number; statuses: string[]; next?: Record<string, unknown>; found: QueuedJob[] }
+    | undefined;
 
   constructor(
     private readonly sources: QueueViewSources,
@@ -96,6 +105,7 @@ export class QueueView {
     this.jobs.clear();
     this.gone.clear();
     this.watermarkMs = undefined;
+    this.fullRead = undefined;
   }
 
   snapshot(): QueueSnapshot | undefined {
@@ -122,13 +132,17 @@ export class QueueView {
     return held !== undefined;
   }
 
-  async refresh(): Promise<RefreshResult> {
+  /**
+   * Brings the view up to date. A full read that would run past `deadlineMs` (wall clock) stops there and goes on in
+   * the next refresh; meanwhile an existing view keeps serving (with its deltas), and without one the result says
+   * the view is not complete.
+   */
+  async refresh(deadlineMs = Number.POSITIVE_INFINITY): Promise<RefreshResult> {
     const now = this.wallClock();
     let how: RefreshResult['how'] = 'delta';
     let snapshotIssue: string | undefined;
-    let read = 0;
     const corrupt: CorruptItemError[] = [];
-    if (this.watermarkMs === undefined) {
+    if (this.watermarkMs === undefined && !this.fullRead) {
       const snapshot = await this.sources.loadSnapshot();
       if ('invalid' in snapshot) snapshotIssue = snapshot.invalid;
       else if (now - snapshot.watermarkMs > this.options.maxDeltaAgeMs)
@@ -142,23 +156,17 @@ export class QueueView {
       this.watermarkMs === undefined ||
       now - this.watermarkMs > this.options.maxDeltaAgeMs ||
       now - this.fullReadAtMs > this.options.fullReadEveryMs;
-    if (stale) {
-      const raws = await this.sources.jobs.listRawByStatuses(WAITING_STATUSES, QUEUED_JOB_ATTRIBUTES);
-      const jobs: QueuedJob[] = [];
-      for (const raw of raws) {
-        try {
-          jobs.push(parseQueued(raw));
-        } catch (error) {
-          corrupt.push(error as CorruptItemError);
-        }
-      }
-      this.replace(jobs, now, now);
-      this.unpersisted = true;
-      return { how: 'full', read: raws.length, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+    let read = 0;
+    if (stale || this.fullRead) {
+      this.fullRead ??= { startedAtMs: now, statuses: [...WAITING_STATUSES], found: [] };
+      read = await this.continueFullRead(deadlineMs, corrupt);
+      if (this.fullRead === undefined) how = 'full';
+      else if (this.watermarkMs === undefined || now - this.watermarkMs > this.options.maxDeltaAgeMs)
+        return { how: 'full', complete: false, read, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
     }
     const since = this.watermarkMs! - this.options.overlapMs;
     const raws = await this.sources.jobs.listChangedSince(since);
-    read = raws.length;
+    read += raws.length;
     for (const raw of raws) {
       if (!this.isNewer(raw)) continue;
       try {
@@ -167,10 +175,40 @@ export class QueueView {
         corrupt.push(error as CorruptItemError);
       }
     }
-    this.watermarkMs = now;
+    this.watermarkMs = Math.max(this.watermarkMs!, now);
     for (const [jobId, { atMs }] of this.gone)
       if (now - atMs > 2 * this.options.overlapMs) this.gone.delete(jobId);
-    return { how, read, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+    return { how, complete: true, read, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+  }
+
+  /** Reads pages of the queue until done or past the deadline; once done, the view is what it found. */
+  private async continueFullRead(deadlineMs: number, corrupt: CorruptItemError[]): Promise<number> {
+    const progress = this.fullRead!;
+    let read = 0;
+    while (progress.statuses.length > 0) {
+      // At least one page per call, so a full read always moves on.
+      if (read > 0 && this.wallClock() > deadlineMs) return read;
+      const status = progress.statuses[0] as (typeof WAITING_STATUSES)[number];
+      const page = await this.sources.jobs.pageRawByStatus(status, QUEUED_JOB_ATTRIBUTES, progress.next);
+      read += page.items.length;
+      for (const raw of page.items) {
+        try {
+          progress.found.push(parseQueued(raw));
+        } catch (error) {
+          corrupt.push(error as CorruptItemError);
+        }
+      }
+      if (page.next) progress.next = page.next;
+      else {
+        progress.statuses.shift();
+        delete progress.next;
+      }
+    }
+    // Complete as of when it began: the delta that follows reads every change since (with the overlap).
+    this.replace(progress.found, progress.startedAtMs, progress.startedAtMs);
+    this.fullRead = undefined;
+    this.unpersisted = true;
+    return read;
   }
 
   /** Cheap check on a raw item before parsing it: a newer revision of a job that is or was waiting, or a new job. */

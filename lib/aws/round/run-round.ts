@@ -86,7 +86,13 @@ export interface RoundSettings {
   readonly holder: string;
   /** How long the lease lasts: at least as long as the invocation may run. */
   readonly leaseMs: number;
+  /** Seconds a full read of the queue may take in one round before it goes on in the next (default 20). */
+  readonly queueReadSeconds?: number;
+  /** No launches or terminations this round (the queue is not fully known yet). */
+  readonly fleetFrozen?: boolean;
 }
+
+const DEFAULT_QUEUE_READ_SECONDS = 20;
 
 export interface RoundReport {
   readonly outcome: 'completed' | 'skipped';
@@ -109,6 +115,8 @@ export interface RoundReport {
   readonly seconds?: Record<string, number>;
   /** How the queue was read: its changes only, a snapshot and its changes, or in full. */
   readonly queueRead?: 'delta' | 'snapshot' | 'full';
+  /** False while a first full read of the queue goes on over several rounds (waiting jobs were left alone). */
+  readonly queueComplete?: boolean;
   /** Jobs read from the queue (changed ones on a delta) and waiting jobs known after the round. */
   readonly queueItemsRead?: number;
   readonly queued?: number;
@@ -210,7 +218,7 @@ const leasedRound = async (
     deps.jobs.listByStatuses(HOLDING_STATUSES),
     deps.hosts.listByStates(['pending', 'active', 'draining']),
     deps.profiles.listAll(),
-    queue.refresh(),
+    queue.refresh(Date.now() + (settings.queueReadSeconds ?? DEFAULT_QUEUE_READ_SECONDS) * 1000),
   ]);
   for (const error of [
     ...holdingRead.corrupt,
@@ -221,13 +229,19 @@ const leasedRound = async (
     deps.log.error('skipping a malformed item', { error: error.message });
   if (refreshed.snapshotIssue)
     deps.log.info('queue snapshot not used; read the queue in full', { why: refreshed.snapshotIssue });
+  // A first full read of a long queue may take more than one round: until it is done, the round keeps the running
+  // jobs and hosts right but leaves the queue (and the fleet, sized from it) alone.
+  const queueKnown = refreshed.complete;
+  if (!queueKnown)
+    deps.log.warn('the queue is still being read in full; waiting jobs are left for the next round');
+  const waitingJobs = () => (queueKnown ? queue.waiting() : []);
 
   const holding = await holdingJobs(deps, queue, holdingRead.items, hostsRead.items);
   // Waiting jobs whose cancellation was requested while they held GPUs: cancelled now, from their full items.
   const cancels = await hydrate(
     deps,
     queue,
-    queue.waiting().filter((j) => j.cancelRequested),
+    waitingJobs().filter((j) => j.cancelRequested),
   );
   const jobs = [...holding, ...cancels.items];
   timer.lap('read');
@@ -246,9 +260,8 @@ const leasedRound = async (
     now: nowSeconds,
     cluster,
     jobs: [
-      ...pre.jobs.map((item) => toJobState(item, nowSeconds)),
-      ...queue
-        .waiting()
+      ...pre.jobs.filter((j) => queueKnown || !isWaiting(j)).map((item) => toJobState(item, nowSeconds)),
+      ...waitingJobs()
         .filter((j) => !decided.has(j.jobId))
         .map((item) => toJobState(item, nowSeconds)),
     ],
@@ -287,7 +300,9 @@ const leasedRound = async (
   const jobsAfter = await jobsAfterWrites(deps, loaded_, jobChanges, jobResult);
   for (const job of jobsAfter) queue.apply(job);
   timer.lap('jobWrites');
-  const waitResult = await writeWaitInfo(deps, queue, fenced, output.waiting, nowSeconds);
+  const waitResult = queueKnown
+    ? await writeWaitInfo(deps, queue, fenced, output.waiting, nowSeconds)
+    : { written: 0, conflicts: [] };
   conflicts.push(...waitResult.conflicts);
   timer.lap('waitWrites');
 
@@ -320,11 +335,10 @@ const leasedRound = async (
   timer.lap('hostWrites');
 
   // 7: the fleet.
-  const fleetResult = await applyFleet(deps, settings, {
+  const fleetResult = await applyFleet(deps, queueKnown ? settings : { ...settings, fleetFrozen: true }, {
     hosts: pre.hosts,
     busyHosts: new Set([...workers.entries()].filter(([, w]) => w.length > 0).map(([h]) => h)),
-    waiting: queue
-      .waiting()
+    waiting: waitingJobs()
       .sort((a, b) => b.spec.priority - a.spec.priority || a.submittedAt - b.submittedAt)
       .map((j) => j.spec),
     round: output.state.round,
@@ -362,6 +376,7 @@ const leasedRound = async (
     unschedulable: output.stats.unschedulable.length,
     seconds: timer.seconds,
     queueRead: refreshed.how,
+    queueComplete: queueKnown,
     queueItemsRead: refreshed.read,
     queued: queue.size,
     ...(writeFailures.length > 0
@@ -604,7 +619,7 @@ const applyFleet = async (
   },
 ): Promise<FleetResult> => {
   const result: FleetResult = { launched: [], terminated: [], capacityErrors: [], unmet: [] };
-  if (!deps.fleet) return result;
+  if (!deps.fleet || settings.fleetFrozen) return result;
   const plan = planFleet({
     now: input.clock.nowMs,
     config: settings.fleet,

@@ -8,7 +8,7 @@ import { jobItem } from '../support/items.ts';
 /** A Jobs table in memory: every write stamps `changedAt` with the test's wall clock and bumps `rev`. */
 const fakeTable = (clock: { now: number }) => {
   const items = new Map<string, JobItem>();
-  const calls = { full: 0, delta: [] as number[] };
+  const calls = { full: 0, pages: 0, delta: [] as number[] };
   const write = (item: JobItem) => {
     const previous = items.get(item.jobId);
     items.set(item.jobId, { ...item, rev: (previous?.rev ?? 0) + 1, changedAt: clock.now });
@@ -19,9 +19,16 @@ const fakeTable = (clock: { now: number }) => {
         calls.delta.push(since);
         return [...items.values()].filter((j) => (j.changedAt ?? 0) >= since) as Record<string, unknown>[];
       },
-      listRawByStatuses: async (statuses) => {
-        calls.full++;
-        return [...items.values()].filter((j) => statuses.includes(j.status)) as Record<string, unknown>[];
+      // Pages of two jobs.
+      pageRawByStatus: async (status, _attributes, start) => {
+        calls.pages++;
+        const from = (start?.i as number | undefined) ?? 0;
+        if (from === 0) calls.full += status === 'queued' ? 1 : 0;
+        const all = [...items.values()].filter((j) => j.status === status);
+        return {
+          items: all.slice(from, from + 2) as Record<string, unknown>[],
+          ...(from + 2 < all.length ? { next: { i: from + 2 } } : {}),
+        };
       },
     },
     loadSnapshot: async () => snapshot ?? { invalid: 'no snapshot' },
@@ -52,7 +59,8 @@ describe('QueueView', () => {
     const delta = await view.refresh();
     assert.equal(delta.how, 'delta');
     assert.equal(table.calls.full, 1);
-    assert.deepEqual(table.calls.delta, [1_000_000 - 30_000]);
+    // The changes since the full read began (right after it), then since the previous read, each with the overlap.
+    assert.deepEqual(table.calls.delta, [1_000_000 - 30_000, 1_000_000 - 30_000]);
     assert.deepEqual(ids(view), ['job-c']);
   });
 
@@ -110,6 +118,21 @@ describe('QueueView', () => {
     assert.equal((await old.refresh()).how, 'delta');
     clock.now += 500_000;
     assert.equal((await old.refresh()).how, 'full', 'a full read at least every fullReadEveryMs');
+  });
+
+  test('a full read past its deadline goes on in the next refresh; until done the view says it is not complete', async () => {
+    const clock = { now: 1_000_000 };
+    const table = fakeTable(clock);
+    for (let i = 0; i < 5; i++) table.write(jobItem(`job-${i}`, { submittedAt: i }));
+    const view = new QueueView(table.sources(), () => clock.now);
+    const first = await view.refresh(clock.now - 1);
+    assert.deepEqual([first.how, first.complete, first.read], ['full', false, 2]);
+    assert.deepEqual(ids(view), []);
+    table.write(jobItem('job-late', { submittedAt: 9 }));
+    assert.equal((await view.refresh(clock.now - 1)).complete, false);
+    const done = await view.refresh();
+    assert.deepEqual([done.how, done.complete], ['full', true]);
+    assert.deepEqual(ids(view), ['job-0', 'job-1', 'job-2', 'job-3', 'job-4', 'job-late']);
   });
 
   test('invalidate forgets the view: the next refresh starts over', async () => {
