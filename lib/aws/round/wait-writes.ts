@@ -2,14 +2,14 @@
  * Which waiting jobs' "why it waits" fields a round rewrites (pure). Positions shift for the whole queue whenever the
  * head starts, so writing every change would rewrite 25,000 items a round: only real changes are written — a new
  * reason, a moved position near the front (further back, a move of more than a tenth), an estimate off by more than a
- * minute or a tenth of the remaining wait — front of the queue first, at most `limit` per round; the rest follow in
+ * minute or a tenth of the remaining wait — front of the queue first, at most `limit` per round (the exact front fits in one round); the rest follow in
  * later rounds.
  */
 import type { WaitInfo } from '../../core/framework/wait-info.ts';
 import type { ItemChanges } from '../dynamo/expressions.ts';
 import type { JobItem } from '../items/job-item.ts';
 
-export const WAIT_WRITE_LIMIT = 250;
+export const WAIT_WRITE_LIMIT = 100;
 /** Positions up to here are kept exact. */
 const EXACT_POSITIONS = 100;
 
