@@ -1,7 +1,8 @@
 // Round times against DynamoDB Local with N queued jobs on 400 GPUs (50 hosts × 8 A100), through the real round
 // handler: `node --import tsx test/faults/round-times.ts 2000 10000 25000`. Jobs are written straight into the
 // Jobs table (as if submitted earlier); each size gets a fresh control plane. Rounds: a cold handler (no snapshot yet:
-// it reads the queue in full), three warm ones (only what changed), then a new cold handler (from the snapshot).
+// it reads the queue in full, over several rounds if long), four warm ones (only what changed; the first of them
+// writes the snapshot), then a new cold handler (from the snapshot).
 // Prints one line per size with each round's seconds and where they went.
 import { createRoundHandler } from '../../functions/round/handler.ts';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
@@ -45,8 +46,7 @@ for (const size of sizes.length > 0 ? sizes : [2000]) {
     const times: number[] = [];
     const phases: Record<string, number | string>[] = [];
     let report: RoundReport | undefined;
-    for (let r = 0; r < 5; r++) {
-      if (r === 4) coldStart();
+    const run = async () => {
       const start = performance.now();
       report = await cp.runner.invoke<RoundReport>(
         'round',
@@ -54,7 +54,13 @@ for (const size of sizes.length > 0 ? sizes : [2000]) {
       );
       times.push((performance.now() - start) / 1000);
       phases.push({ how: report.queueRead ?? '', items: report.queueItemsRead ?? 0, ...report.seconds });
-    }
+    };
+    // Cold, until the full read is done (it may take rounds); then warm rounds; then a cold one from the snapshot.
+    do await run();
+    while (report?.queueComplete === false || report?.queueRead === 'full');
+    for (let r = 0; r < 4; r++) await run();
+    coldStart();
+    await run();
     process.stdout.write(
       `${JSON.stringify({ queued: size, gpus: HOSTS.length * 8, loadSeconds: +loadSeconds.toFixed(1), roundSeconds: times.map((t) => +t.toFixed(2)), phases, lastRound: { outcome: report?.outcome, actions: report?.actions, queued: report?.queued } })}\n`,
     );
