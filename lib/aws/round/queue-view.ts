@@ -100,8 +100,20 @@ export class QueueView {
     return this.jobs.size;
   }
 
-  /** Forget everything: the next refresh starts from the snapshot or a full read (after a round failed midway). */
-  invalidate(): void {
+  /** Rounds that used the view: a round that failed invalidates it only if no later round has taken it up since. */
+  private uses = 0;
+
+  /** Marks the start of a round using the view; pass the result to `invalidate` if the round fails. */
+  use(): number {
+    return ++this.uses;
+  }
+
+  /**
+   * Forget everything: the next refresh starts from the snapshot or a full read (after a round failed midway). With
+   * `use`, only if that round is the view's latest (a timed-out round that fails late leaves its successor alone).
+   */
+  invalidate(use?: number): void {
+    if (use !== undefined && use !== this.uses) return;
     this.jobs.clear();
     this.gone.clear();
     this.watermarkMs = undefined;

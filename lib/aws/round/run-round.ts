@@ -150,12 +150,13 @@ export const runRound = async (deps: RoundDependencies, settings: RoundSettings)
     writes.length === 0
       ? Promise.resolve({ written: [], conflicts: [] })
       : writeFenced(deps.dynamodb, deps.state.fence(lease, deps.clock()), writes);
+  const use = queue.use();
   try {
     const report = await leasedRound(deps, settings, fenced, queue);
     await persistQueue(deps, queue, snapshots, fenced, report, lease.token);
     return report;
   } catch (error) {
-    queue.invalidate(); // partly applied changes: start the next round from the snapshot or a full read
+    queue.invalidate(use); // partly applied changes: start the next round from the snapshot or a full read
     throw error;
   } finally {
     await deps.state

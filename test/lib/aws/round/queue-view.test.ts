@@ -140,8 +140,12 @@ describe('QueueView', () => {
     const table = fakeTable(clock);
     table.write(jobItem('job-a'));
     const view = new QueueView(table.sources(), () => clock.now);
+    const failed = view.use();
     await view.refresh();
-    view.invalidate();
+    const next = view.use();
+    view.invalidate(failed);
+    assert.equal(view.size, 1, 'a round that fails after a later one began leaves the view alone');
+    view.invalidate(next);
     assert.equal(view.size, 0);
     assert.equal(view.snapshot(), undefined);
     assert.equal((await view.refresh()).how, 'full');
