@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { WAIT_WRITE_LIMIT } from '../../lib/aws/round/wait-writes.ts';
 import { type Dashboard, runnerApiCaller, startDashboard } from '../../lib/local/dashboard/index.ts';
 import { sqsEvent } from '../../lib/local/runner/index.ts';
 import {
@@ -138,7 +139,11 @@ describe('dashboard in Chromium', {
         ),
       );
     const report = await round(); // queue positions and reasons for the waiting ones
-    assert.equal(report.waitWrites, 250, 'the first 250 waiting jobs get their reasons this round');
+    assert.equal(
+      report.waitWrites,
+      WAIT_WRITE_LIMIT,
+      `the first ${WAIT_WRITE_LIMIT} waiting jobs get their reasons this round`,
+    );
     await dashboard.stop(); // alice's dashboard would refresh every second in this same process
     // In this test the API handlers run in the dashboard server's own process (the local runner), so a refresh of
     // 1,000 jobs occupies its event loop; refreshes are kept out of the measured loads. Deployed, the server only
