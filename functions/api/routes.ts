@@ -16,8 +16,8 @@ import { isTerminal, JOB_STATUSES, type JobStatus } from '../../lib/core/model/j
 import { type JobSpecIssue, parseJobSpecJson } from '../../lib/protocol/job-spec.ts';
 import type { FunctionDeps } from '../shared/function-deps.ts';
 import { detailsLogger } from '../shared/observability.ts';
-import { getLogs } from './logs-route.ts';
 import { configView } from './config-view.ts';
+import { getLogs } from './logs-route.ts';
 import { hostView, jobView } from './views.ts';
 
 export interface ApiDeps extends FunctionDeps<'api'> {

@@ -17,6 +17,8 @@ import { StsCredentialVendor } from '../../lib/aws/credentials/credential-vendor
 import { dataAccessSettings } from '../../lib/aws/credentials/vend-host-credentials.ts';
 import { ENV } from '../../lib/aws/environment.ts';
 import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
+import { QueueSnapshotRepository } from '../../lib/aws/repositories/queue-snapshot-repository.ts';
+import { QueueView } from '../../lib/aws/round/queue-view.ts';
 import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
 import { getPolicy } from '../../lib/core/policies/index.ts';
 import { loadDefaultPerfModel } from '../../lib/data/perf.ts';
@@ -56,6 +58,9 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
         roleArn,
       ),
   );
+  // The queue view lives as long as this handler (a warm Lambda container): a round reads only what changed.
+  const snapshots = new QueueSnapshotRepository(deps.clients.dynamodb, deps.state.tableName);
+  const queue = new QueueView({ jobs: deps.jobs, loadSnapshot: () => snapshots.load() });
 
   return middy<RoundTrigger, RoundReport, Error, Context>()
     .use(injectLambdaContext(deps.logger))
@@ -78,6 +83,7 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
           ...(dataAccess ? { dataAccess } : {}),
           clock: deps.clock,
           log,
+          queue,
         },
         {
           clusterName: deps.env[ENV.clusterName],
@@ -88,6 +94,8 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
           fleet: deps.env[ENV.fleet],
           holder: context.awsRequestId,
           leaseMs: remaining + LEASE_MARGIN_MS,
+          // A full read of a long queue gets at most 40 % of the invocation; it goes on in the next round.
+          queueReadSeconds: Math.min(20, (0.4 * remaining) / 1000),
         },
       );
       const m = deps.metrics;
@@ -103,6 +111,8 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
       m.addMetric('InstancesTerminated', 'Count', report.terminated.length);
       m.addMetric('CapacityErrors', 'Count', report.capacityErrors.length);
       m.addMetric('UnschedulableJobs', 'Count', report.unschedulable);
+      m.addMetric('QueuedJobs', 'Count', report.queued ?? 0);
+      m.addMetric('QueueItemsRead', 'Count', report.queueItemsRead ?? 0);
       for (const [kind, count] of Object.entries(report.actions))
         m.addMetric(`Actions_${kind}`, 'Count', count);
       deps.logger.info('round finished', { trigger, round: report.round });

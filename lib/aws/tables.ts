@@ -9,7 +9,14 @@ export const JOBS_TABLE = {
     byStatus: { name: 'byStatus', partitionKey: 'status', sortKey: 'submittedAt' },
     /** One tenant's jobs, newest first: what `GET /jobs` lists. */
     byTenant: { name: 'byTenant', partitionKey: 'tenant', sortKey: 'submittedAt' },
+    /**
+     * Every job by the wall-clock time of its latest write, in a few shards (so a burst of submissions does not
+     * throttle one index partition): what the round reads to learn what changed since its previous read.
+     */
+    byChange: { name: 'byChange', partitionKey: 'changeShard', sortKey: 'changedAt' },
   },
+  /** Shards of the change index: `changeShard` is `c0` … `c<N-1>`, by a hash of the job id. */
+  changeShards: 4,
   /** Epoch seconds after which DynamoDB may delete the item (set on terminal jobs). */
   ttlAttribute: 'expiresAt',
 } as const;

@@ -251,7 +251,13 @@ export class TesseraStack extends Stack {
       ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
       [t.jobs.tableArn],
     );
-    allow(fns.round, 'JobsByStatus', ['dynamodb:Query'], [index(t.jobs, JOBS_TABLE.indexes.byStatus.name)]);
+    // By status: the jobs holding GPUs (and the whole queue on a cold start); by change: what changed since.
+    allow(
+      fns.round,
+      'JobIndexes',
+      ['dynamodb:Query'],
+      [index(t.jobs, JOBS_TABLE.indexes.byStatus.name), index(t.jobs, JOBS_TABLE.indexes.byChange.name)],
+    );
     allow(
       fns.round,
       'Hosts',
@@ -260,10 +266,18 @@ export class TesseraStack extends Stack {
     );
     allow(fns.round, 'HostsByState', ['dynamodb:Query'], [index(t.hosts, HOSTS_TABLE.indexes.byState.name)]);
     allow(fns.round, 'Profiles', ['dynamodb:Scan'], [t.profiles.tableArn]);
+    // Put, BatchGet and Delete: the chunks of the queue snapshot (new keys each time; the old ones removed).
     allow(
       fns.round,
       'LeaseAndState',
-      ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+      [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:ConditionCheckItem',
+      ],
       [t.schedulerState.tableArn],
     );
     this.grantFleetControl(fns.round, settings);

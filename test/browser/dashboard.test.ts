@@ -12,6 +12,7 @@ import { silentLogger } from '../../agents/host/logger.ts';
 import { LogShipper } from '../../agents/host/logs/log-shipper.ts';
 import { S3LogSink } from '../../agents/host/logs/s3-log-sink.ts';
 import { ENV } from '../../lib/aws/environment.ts';
+import { WAIT_WRITE_LIMIT } from '../../lib/aws/round/wait-writes.ts';
 import { type Dashboard, runnerApiCaller, startDashboard } from '../../lib/local/dashboard/index.ts';
 import { sqsEvent } from '../../lib/local/runner/index.ts';
 import {
@@ -186,7 +187,11 @@ describe('dashboard in Chromium', {
         ),
       );
     const report = await round(); // queue positions and reasons for the waiting ones
-    assert.equal(report.waitWrites, 250, 'the first 250 waiting jobs get their reasons this round');
+    assert.equal(
+      report.waitWrites,
+      WAIT_WRITE_LIMIT,
+      `the first ${WAIT_WRITE_LIMIT} waiting jobs get their reasons this round`,
+    );
     await dashboard.stop(); // alice's dashboard would refresh every second in this same process
     // In this test the API handlers run in the dashboard server's own process (the local runner), so a refresh of
     // 1,000 jobs occupies its event loop; refreshes are kept out of the measured loads. Deployed, the server only

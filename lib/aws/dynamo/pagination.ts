@@ -75,16 +75,19 @@ export async function* queryAll(client: Client, input: QueryCommandInput): Async
 /** Every item whose index partition key equals one of `values`, value by value, each in the index's sort order. */
 export const queryIndexForValues = async (
   client: Client,
-  table: { tableName: string; indexName: string; partitionKey: string },
+  table: { tableName: string; indexName: string; partitionKey: string; attributes?: readonly string[] },
   values: readonly string[],
 ): Promise<Key[]> => {
   const items: Key[] = [];
   for (const value of values) {
     const x = new Expressions();
+    const key = x.eq(table.partitionKey, value);
+    const projection = table.attributes?.map((a) => x.name(a)).join(', ');
     for await (const item of queryAll(client, {
       TableName: table.tableName,
       IndexName: table.indexName,
-      KeyConditionExpression: x.eq(table.partitionKey, value),
+      KeyConditionExpression: key,
+      ...(projection ? { ProjectionExpression: projection } : {}),
       ...x.attributes(),
     }))
       items.push(item);

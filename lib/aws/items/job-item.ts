@@ -72,6 +72,11 @@ export const jobItemSchema = z.object({
   queuePosition: z.int().positive().optional(),
   estimatedStart: z.number().optional(),
   modelEstimate: modelEstimateSchema.optional(),
+  /** Grows by one with every write (JobsRepository): orders two views of the job. */
+  rev: z.int().nonnegative().optional(),
+  /** Wall-clock epoch ms of the latest write and its change-index shard (the round reads changes by these). */
+  changedAt: z.number().optional(),
+  changeShard: z.string().optional(),
 });
 
 export type JobItem = z.infer<typeof jobItemSchema>;
@@ -80,7 +85,10 @@ export type JobItem = z.infer<typeof jobItemSchema>;
 export const ACTIVE_JOB_STATUSES = ['queued', 'running', 'checkpointing', 'suspended'] as const;
 
 /** The scheduling core's view of a job at `now` (seconds): service accrued since `accountedAt` included. */
-export const toJobState = (item: JobItem, now: number): JobState => {
+/** What toJobState reads: a full item or the round's compact view of a waiting job. */
+type JobStateSource = Omit<JobItem, 'launch' | 'timeline' | 'fingerprint' | 'clientToken'>;
+
+export const toJobState = (item: JobStateSource, now: number): JobState => {
   const holding =
     item.allocation !== undefined && (item.status === 'running' || item.status === 'checkpointing');
   const elapsed = holding && item.accountedAt !== undefined ? Math.max(0, now - item.accountedAt) : 0;

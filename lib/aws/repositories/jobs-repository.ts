@@ -5,12 +5,13 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { JobStatus } from '../../core/model/job.ts';
 import { Expressions, type ItemChanges } from '../dynamo/expressions.ts';
 import type { LabelledWrite } from '../dynamo/fenced-writes.ts';
-import { type Page, queryIndexForValues, queryPage } from '../dynamo/pagination.ts';
+import { collect, type Page, queryAll, queryIndexForValues, queryPage } from '../dynamo/pagination.ts';
 import { type JobItem, jobItemSchema } from '../items/job-item.ts';
 import { JOBS_TABLE } from '../tables.ts';
 import { isConditionalCheckFailed } from './errors.ts';
@@ -26,6 +27,31 @@ export interface JobExpectation {
 
 type Client = Pick<DynamoDBDocumentClient, 'send'>;
 
+/** Wall-clock epoch ms of a write (the change index's sort key): compared only with other wall-clock stamps. */
+export type WallClock = () => number;
+
+/** The change index shard of a job: a stable hash of its id. */
+export const changeShardOf = (jobId: string): string => {
+  let hash = 0;
+  for (let i = 0; i < jobId.length; i++) hash = (hash * 31 + jobId.charCodeAt(i)) >>> 0;
+  return `c${hash % JOBS_TABLE.changeShards}`;
+};
+
+/** What every write of a job sets besides its own changes: where it sits in the change index, and a new revision. */
+const stamp = (jobId: string, changes: ItemChanges, nowMs: number): ItemChanges => ({
+  ...changes,
+  set: { ...changes.set, changedAt: nowMs, changeShard: changeShardOf(jobId) },
+  add: { ...changes.add, rev: 1 },
+});
+
+/** A new job item as stored: revision 1, in the change index. */
+export const withChangeStamp = (item: JobItem, nowMs: number): JobItem => ({
+  ...item,
+  rev: 1,
+  changedAt: nowMs,
+  changeShard: changeShardOf(item.jobId),
+});
+
 /** Conditions of `updateIf`: every given part must hold. */
 export interface JobCondition {
   readonly status?: readonly JobStatus[];
@@ -39,10 +65,12 @@ export class JobsRepository {
   constructor(
     private readonly client: Client,
     readonly tableName: string,
+    private readonly wallClock: WallClock = Date.now,
   ) {}
 
   /** Writes a new job unless one with its id exists; then returns that one (a retried submit). */
-  async create(item: JobItem): Promise<CreateJobResult> {
+  async create(given: JobItem): Promise<CreateJobResult> {
+    const item = withChangeStamp(given, this.wallClock());
     try {
       await this.client.send(
         new PutCommand({
@@ -110,15 +138,88 @@ export class JobsRepository {
     ).then((page) => ({ ...page, items: page.items.map((raw) => this.parse(raw)) }));
   }
 
+  /**
+   * Every job written at or after `sinceMs` (wall clock), from the change index (eventually consistent: a caller
+   * reads again from a little before its previous read). Raw items: the caller parses only what it needs.
+   */
+  async listChangedSince(sinceMs: number): Promise<Record<string, unknown>[]> {
+    const index = JOBS_TABLE.indexes.byChange;
+    const shards = Array.from({ length: JOBS_TABLE.changeShards }, (_, i) => `c${i}`);
+    const pages = await Promise.all(
+      shards.map((shard) => {
+        const x = new Expressions();
+        return collect(
+          queryAll(this.client, {
+            TableName: this.tableName,
+            IndexName: index.name,
+            KeyConditionExpression: `${x.eq(index.partitionKey, shard)} AND ${x.name(index.sortKey)} >= ${x.value(sinceMs)}`,
+            ...x.attributes(),
+          }),
+        );
+      }),
+    );
+    return pages.flat();
+  }
+
   /** Every job in the given statuses (oldest first per status); malformed items are returned apart. */
   async listByStatuses(statuses: readonly JobStatus[]): Promise<{ items: JobItem[]; corrupt: Error[] }> {
-    const index = JOBS_TABLE.indexes.byStatus;
-    const raws = await queryIndexForValues(
-      this.client,
-      { tableName: this.tableName, indexName: index.name, partitionKey: index.partitionKey },
-      statuses,
-    );
+    const raws = await this.listRawByStatuses(statuses);
     return parseItems(jobItemSchema, raws, (raw) => `${this.tableName} job ${String(raw.jobId)}`);
+  }
+
+  /**
+   * One page of the jobs in `status`, unparsed, with only `attributes`, from `start` (the previous page's `next`):
+   * for a reader that spreads a long read over several calls.
+   */
+  async pageRawByStatus(
+    status: JobStatus,
+    attributes: readonly string[],
+    start?: Record<string, unknown>,
+  ): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
+    const index = JOBS_TABLE.indexes.byStatus;
+    const x = new Expressions();
+    const key = x.eq(index.partitionKey, status);
+    const projection = attributes.map((a) => x.name(a)).join(', ');
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: key,
+        ProjectionExpression: projection,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+        ...x.attributes(),
+      }),
+    );
+    return {
+      items: (output.Items ?? []) as Record<string, unknown>[],
+      ...(output.LastEvaluatedKey ? { next: output.LastEvaluatedKey as Record<string, unknown> } : {}),
+    };
+  }
+
+  /**
+   * Like listByStatuses, unparsed, and with only the given attributes when `attributes` is given: for a caller
+   * that keeps only part of each item (the statuses are read in parallel).
+   */
+  async listRawByStatuses(
+    statuses: readonly JobStatus[],
+    attributes?: readonly string[],
+  ): Promise<Record<string, unknown>[]> {
+    const index = JOBS_TABLE.indexes.byStatus;
+    const lists = await Promise.all(
+      statuses.map((status) =>
+        queryIndexForValues(
+          this.client,
+          {
+            tableName: this.tableName,
+            indexName: index.name,
+            partitionKey: index.partitionKey,
+            ...(attributes ? { attributes } : {}),
+          },
+          [status],
+        ),
+      ),
+    );
+    return lists.flat();
   }
 
   /**
@@ -131,7 +232,7 @@ export class JobsRepository {
     expected: JobCondition = {},
   ): Promise<JobItem | undefined> {
     const x = new Expressions();
-    const update = x.update(changes);
+    const update = x.update(stamp(jobId, changes, this.wallClock()));
     const conditions = [`attribute_exists(${x.name(JOBS_TABLE.partitionKey)})`];
     if (expected.status)
       conditions.push(`${x.name('status')} IN (${expected.status.map((s) => x.value(s)).join(', ')})`);
@@ -162,7 +263,7 @@ export class JobsRepository {
   /** A transactional write of the round: applies only if status and generation are as read. */
   roundWrite(jobId: string, changes: ItemChanges, expected: JobExpectation): LabelledWrite {
     const x = new Expressions();
-    const update = x.update(changes);
+    const update = x.update(stamp(jobId, changes, this.wallClock()));
     const condition = `${x.eq('status', expected.status)} AND ${x.eq('jobGeneration', expected.jobGeneration)}`;
     return {
       label: `job ${jobId}`,

@@ -26,6 +26,7 @@ import {
   type HostDataGrant,
   vendHostCredentials,
 } from '../credentials/vend-host-credentials.ts';
+import { applyChanges } from '../dynamo/apply-changes.ts';
 import type { ItemChanges } from '../dynamo/expressions.ts';
 import { type FencedWriteResult, type LabelledWrite, writeFenced } from '../dynamo/fenced-writes.ts';
 import { type Ec2Fleet, FleetCapacityError, rackAndNetwork } from '../fleet/ec2-fleet.ts';
@@ -33,9 +34,11 @@ import type { FleetConfig } from '../fleet/fleet-config.ts';
 import { fleetCannotRun, planFleet } from '../fleet/fleet-plan.ts';
 import { type HostItem, toHost } from '../items/host-item.ts';
 import { ACTIVE_JOB_STATUSES, type JobItem, toJobState } from '../items/job-item.ts';
+import { isWaiting, type QueuedJob } from '../items/queued-job.ts';
 import type { HostsRepository } from '../repositories/hosts-repository.ts';
 import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import type { ProfilesRepository } from '../repositories/profiles-repository.ts';
+import { QueueSnapshotRepository } from '../repositories/queue-snapshot-repository.ts';
 import type { SchedulerStateRepository } from '../repositories/scheduler-state-repository.ts';
 import { fitDesiredStates } from './desired-size.ts';
 import { desiredUpdates, jobsByHost } from './desired-states.ts';
@@ -48,8 +51,11 @@ import {
   terminate,
   withMasterPorts,
 } from './job-transitions.ts';
+import { withMeasuredProfiles } from './measured-profiles.ts';
 import { modelEstimateWrites, type RoundPerf, roundPerf } from './model-estimates.ts';
+import { phaseTimer } from './phase-timer.ts';
 import { lostHostChanges, preRound } from './pre-round.ts';
+import { QueueView } from './queue-view.ts';
 import { waitWrites } from './wait-writes.ts';
 
 export interface RoundLogger {
@@ -70,6 +76,11 @@ export interface RoundDependencies {
   readonly dataAccess?: DataAccessSettings;
   readonly clock: () => number;
   readonly log: RoundLogger;
+  /**
+   * The queue as earlier rounds left it (kept by the round handler across warm invocations); a new one, built from
+   * the persisted snapshot or a full read, when absent.
+   */
+  readonly queue?: QueueView;
 }
 
 export interface RoundSettings {
@@ -83,7 +94,13 @@ export interface RoundSettings {
   readonly holder: string;
   /** How long the lease lasts: at least as long as the invocation may run. */
   readonly leaseMs: number;
+  /** Seconds a full read of the queue may take in one round before it goes on in the next (default 20). */
+  readonly queueReadSeconds?: number;
+  /** No launches or terminations this round (the queue is not fully known yet). */
+  readonly fleetFrozen?: boolean;
 }
+
+const DEFAULT_QUEUE_READ_SECONDS = 20;
 
 export interface RoundReport {
   readonly outcome: 'completed' | 'skipped';
@@ -102,6 +119,15 @@ export interface RoundReport {
   readonly capacityErrors: readonly string[];
   readonly unmet: readonly { jobId: string; reason: string }[];
   readonly unschedulable: number;
+  /** Seconds per phase of the round (reads, core, job writes, wait info, host writes, fleet, state), and coreCpu. */
+  readonly seconds?: Record<string, number>;
+  /** How the queue was read: its changes only, a snapshot and its changes, or in full. */
+  readonly queueRead?: 'delta' | 'snapshot' | 'full';
+  /** False while a first full read of the queue goes on over several rounds (waiting jobs were left alone). */
+  readonly queueComplete?: boolean;
+  /** Jobs read from the queue (changed ones on a delta) and waiting jobs known after the round. */
+  readonly queueItemsRead?: number;
+  readonly queued?: number;
 }
 
 const skipped = (): RoundReport => ({
@@ -126,12 +152,20 @@ export const runRound = async (deps: RoundDependencies, settings: RoundSettings)
     deps.log.info('another round holds the lease; skipping', { holder: settings.holder });
     return skipped();
   }
+  const snapshots = new QueueSnapshotRepository(deps.dynamodb, deps.state.tableName);
+  const queue = deps.queue ?? new QueueView({ jobs: deps.jobs, loadSnapshot: () => snapshots.load() });
+  const fenced: Fenced = (writes) =>
+    writes.length === 0
+      ? Promise.resolve({ written: [], conflicts: [] })
+      : writeFenced(deps.dynamodb, deps.state.fence(lease, deps.clock()), writes);
+  const use = queue.use();
   try {
-    return await leasedRound(deps, settings, (writes) =>
-      writes.length === 0
-        ? Promise.resolve({ written: [], conflicts: [] })
-        : writeFenced(deps.dynamodb, deps.state.fence(lease, deps.clock()), writes),
-    );
+    const report = await leasedRound(deps, settings, fenced, queue);
+    await persistQueue(deps, queue, snapshots, fenced, report, lease.token);
+    return report;
+  } catch (error) {
+    queue.invalidate(use); // partly applied changes: start the next round from the snapshot or a full read
+    throw error;
   } finally {
     await deps.state
       .releaseLease(lease)
@@ -143,25 +177,86 @@ export const runRound = async (deps: RoundDependencies, settings: RoundSettings)
 
 type Fenced = (writes: readonly LabelledWrite[]) => Promise<FencedWriteResult>;
 
+/** Rounds between two snapshots of the queue view (and one in the round after every full read). */
+export const SNAPSHOT_EVERY_ROUNDS = 10;
+
+/**
+ * Persists the queue view every SNAPSHOT_EVERY_ROUNDS rounds and after a full read, so a cold round handler starts
+ * from it. Best effort: a round whose snapshot fails is still complete (the next cold start reads in full).
+ */
+const persistQueue = async (
+  deps: RoundDependencies,
+  queue: QueueView,
+  snapshots: QueueSnapshotRepository,
+  fenced: Fenced,
+  report: RoundReport,
+  leaseToken: number,
+): Promise<void> => {
+  const snapshot = queue.snapshot();
+  // Not in the round that read the queue in full (the longest one): in the next, which reads only changes.
+  const due =
+    report.queueRead === 'delta' && (queue.unpersisted || (report.round ?? 0) % SNAPSHOT_EVERY_ROUNDS === 0);
+  if (!snapshot || !due) return;
+  try {
+    const previous = await snapshots.loadHeader();
+    const { header, chunks } = await snapshots.writeChunks(`${leaseToken}-${report.round}`, snapshot);
+    const result = await fenced([header]);
+    if (result.written.length === 0) return;
+    queue.unpersisted = false;
+    if (previous) await snapshots.removeChunks(previous);
+    deps.log.info('queue snapshot written', { jobs: snapshot.jobs.length, chunks });
+  } catch (error) {
+    deps.log.warn('could not write the queue snapshot; a cold start reads the queue in full', {
+      error: String(error),
+    });
+  }
+};
+
 const leasedRound = async (
   deps: RoundDependencies,
   settings: RoundSettings,
   fenced: Fenced,
+  queue: QueueView,
 ): Promise<RoundReport> => {
   const clock: RoundClock = { nowMs: deps.clock() };
   const nowSeconds = clock.nowMs / 1000;
-  const [loaded, jobsRead, hostsRead, profilesRead] = await Promise.all([
+  const timer = phaseTimer();
+  // Jobs holding GPUs (bounded by the cluster) are read in full every round; the queue only by its changes.
+  const [loaded, holdingRead, hostsRead, profilesRead, refreshed] = await Promise.all([
     deps.state.loadState(),
-    deps.jobs.listByStatuses(ACTIVE_JOB_STATUSES),
+    deps.jobs.listByStatuses(HOLDING_STATUSES),
     deps.hosts.listByStates(['pending', 'active', 'draining']),
     deps.profiles.listAll(),
+    queue.refresh(Date.now() + (settings.queueReadSeconds ?? DEFAULT_QUEUE_READ_SECONDS) * 1000),
   ]);
-  for (const error of [...jobsRead.corrupt, ...hostsRead.corrupt, ...profilesRead.corrupt])
+  for (const error of [
+    ...holdingRead.corrupt,
+    ...hostsRead.corrupt,
+    ...profilesRead.corrupt,
+    ...refreshed.corrupt,
+  ])
     deps.log.error('skipping a malformed item', { error: error.message });
+  if (refreshed.snapshotIssue)
+    deps.log.info('queue snapshot not used; read the queue in full', { why: refreshed.snapshotIssue });
+  // A first full read of a long queue may take more than one round: until it is done, the round keeps the running
+  // jobs and hosts right but leaves the queue (and the fleet, sized from it) alone.
+  const queueKnown = refreshed.complete;
+  if (!queueKnown)
+    deps.log.warn('the queue is still being read in full; waiting jobs are left for the next round');
+  const waitingJobs = () => (queueKnown ? queue.waiting() : []);
 
-  const jobs = await withReferencedJobs(deps, jobsRead.items, hostsRead.items);
-  const conflicts: string[] = [];
+  const holding = await holdingJobs(deps, queue, holdingRead.items, hostsRead.items);
+  // Waiting jobs whose cancellation was requested while they held GPUs: cancelled now, from their full items.
+  const cancels = await hydrate(
+    deps,
+    queue,
+    waitingJobs().filter((j) => j.cancelRequested),
+  );
+  const jobs = [...holding, ...cancels.items];
+  timer.lap('read');
+  const conflicts: string[] = [...cancels.stale];
   const inventory = await reconcileFleet(deps, settings, hostsRead.items, clock, fenced, conflicts);
+  timer.lap('inventory');
 
   // 4-5: repairs, then the core's decisions.
   const pre = preRound(inventory.hosts, jobs, clock, settings.fleet.heartbeatTimeoutSeconds);
@@ -169,12 +264,19 @@ const leasedRound = async (
     name: settings.clusterName,
     hosts: pre.hosts.map(toHost).filter((h) => h !== undefined),
   };
-  const jobStates = pre.jobs.map((item) => toJobState(item, nowSeconds));
+  const decided = new Set([...pre.jobs, ...cancels.items].map((j) => j.jobId));
+  const jobStates = [
+    ...pre.jobs.filter((j) => queueKnown || !isWaiting(j)).map((item) => toJobState(item, nowSeconds)),
+    ...waitingJobs()
+      .filter((j) => !decided.has(j.jobId))
+      .map((item) => toJobState(item, nowSeconds)),
+  ];
   const perf = roundPerf(
     settings.perf,
     jobStates.map((j) => j.spec),
     profilesRead.items,
   );
+  const coreCpu = process.cpuUsage();
   const output = scheduleRound({
     now: nowSeconds,
     cluster,
@@ -184,7 +286,20 @@ const leasedRound = async (
     perf: perf.perf,
     config: { roundSeconds: settings.roundSeconds },
   });
-  const afterPre = new Map(pre.jobs.map((j) => [j.jobId, j]));
+  timer.lap('core');
+  // The core is synchronous: its CPU time is the share of 'core' not lost to other processes on a busy machine.
+  timer.seconds.coreCpu = +(process.cpuUsage(coreCpu).user / 1e6).toFixed(3);
+  // The queued jobs the core acted on, read in full: a decision taken on a stale view of one is dropped.
+  const acted = await hydrate(
+    deps,
+    queue,
+    actedOn(output.actions)
+      .filter((id) => !decided.has(id))
+      .map((id) => queue.get(id))
+      .filter((j) => j !== undefined),
+  );
+  conflicts.push(...acted.stale);
+  const afterPre = new Map([...pre.jobs, ...acted.items].map((j) => [j.jobId, j]));
   const hostById = new Map(cluster.hosts.map((h) => [h.id, h]));
   const actionChanges = jobChangesFromActions(
     afterPre,
@@ -193,31 +308,39 @@ const leasedRound = async (
     (item) => fleetCannotRun(item.spec, settings.fleet),
     (allocation) => levelOf(allocation, (id) => hostById.get(id)),
   );
-  const loadedById = new Map(jobs.map((j) => [j.jobId, j]));
+  const loaded_ = [...jobs, ...acted.items];
+  const loadedById = new Map(loaded_.map((j) => [j.jobId, j]));
   const jobChanges = withMasterPorts(mergeChanges([...pre.jobChanges, ...actionChanges]), loadedById, clock);
 
   // 6a: jobs first — host desired states are derived from them.
   const jobResult = await fenced(jobChanges.map((c) => deps.jobs.roundWrite(c.jobId, c.changes, c.expected)));
   conflicts.push(...jobResult.conflicts);
-  const jobsAfter = await jobsAfterWrites(deps, jobs, jobChanges, jobResult);
-  const waitWritten = await writeWaitInfo(deps, jobsAfter, output.waiting, nowSeconds);
+  const jobsAfter = await jobsAfterWrites(deps, loaded_, jobChanges, jobResult);
+  for (const job of jobsAfter) queue.apply(job);
+  timer.lap('jobWrites');
+  const waitResult = queueKnown
+    ? await writeWaitInfo(deps, queue, fenced, output.waiting, nowSeconds)
+    : { written: 0, conflicts: [] };
+  conflicts.push(...waitResult.conflicts);
+  timer.lap('waitWrites');
   await writeModelEstimates(deps, jobsAfter, perf);
 
   // 6b: host desired states, idle tracking, hosts found lost.
-  const holding = jobsAfter.filter((j) => !isTerminal(j.status));
+  const stillHolding = jobsAfter.filter((j) => !isTerminal(j.status));
   const addressOf = (hostId: string) => pre.hosts.find((h) => h.hostId === hostId)?.address ?? hostId;
-  let workers = jobsByHost(holding, addressOf, settings.checkpointRoot);
+  let workers = jobsByHost(stillHolding, addressOf, settings.checkpointRoot);
   // A job whose launch settings cannot be written to a host fails alone, with the reason; the round goes on.
   const evictions = fitDesiredStates(workers);
   if (evictions.length > 0) {
-    const byId = new Map(holding.map((j) => [j.jobId, j]));
+    const byId = new Map(stillHolding.map((j) => [j.jobId, j]));
     const failures = evictions.map((e) => terminate(byId.get(e.jobId)!, 'failed', 'failed', clock, e.reason));
     const failed = await fenced(failures.map((c) => deps.jobs.roundWrite(c.jobId, c.changes, c.expected)));
     conflicts.push(...failed.conflicts);
+    for (const c of failures) if (failed.written.includes(`job ${c.jobId}`)) queue.apply(bumped(c.next));
     deps.log.error('failed jobs that do not fit in a host desired state', { jobs: evictions });
     const gone = new Set(evictions.map((e) => e.jobId));
     workers = jobsByHost(
-      holding.filter((j) => !gone.has(j.jobId)),
+      stillHolding.filter((j) => !gone.has(j.jobId)),
       addressOf,
       settings.checkpointRoot,
     );
@@ -229,18 +352,19 @@ const leasedRound = async (
   const writeFailures = [...(jobResult.failed ?? []), ...(hostResult.failed ?? [])];
   if (writeFailures.length > 0)
     deps.log.error('writes refused by DynamoDB; skipped alone', { writeFailures });
+  timer.lap('hostWrites');
 
   // 7: the fleet.
-  const fleetResult = await applyFleet(deps, settings, {
+  const fleetResult = await applyFleet(deps, queueKnown ? settings : { ...settings, fleetFrozen: true }, {
     hosts: pre.hosts,
     busyHosts: new Set([...workers.entries()].filter(([, w]) => w.length > 0).map(([h]) => h)),
-    waiting: holding
-      .filter((j) => j.status === 'queued' || j.status === 'suspended')
+    waiting: waitingJobs()
       .sort((a, b) => b.spec.priority - a.spec.priority || a.submittedAt - b.submittedAt)
       .map((j) => j.spec),
     round: output.state.round,
     clock,
   });
+  timer.lap('fleet');
 
   // 8: the state, last: a round that did not get here is repeated with the same round number.
   const actions: Record<string, number> = {};
@@ -255,12 +379,13 @@ const leasedRound = async (
     });
   }
   conflicts.push(...stateResult.conflicts);
+  timer.lap('state');
   const report: RoundReport = {
     outcome: 'completed',
     round: output.state.round,
     actions,
     jobWrites: jobResult.written.length,
-    waitWrites: waitWritten,
+    waitWrites: waitResult.written,
     hostWrites: hostResult.written.length,
     conflicts,
     launched: fleetResult.launched,
@@ -269,6 +394,11 @@ const leasedRound = async (
     capacityErrors: fleetResult.capacityErrors,
     unmet: fleetResult.unmet,
     unschedulable: output.stats.unschedulable.length,
+    seconds: timer.seconds,
+    queueRead: refreshed.how,
+    queueComplete: queueKnown,
+    queueItemsRead: refreshed.read,
+    queued: queue.size,
     ...(writeFailures.length > 0
       ? { writeFailures: writeFailures.map((f) => `${f.label}: ${f.error}`) }
       : {}),
@@ -278,39 +408,47 @@ const leasedRound = async (
 };
 
 /**
- * Step 6a': the waiting jobs' reason, position and estimated start (changes only, bounded per round; wait-writes.ts).
- * Each write holds only while the job still waits, so it never races with a start, a cancel or a finish. Advisory:
- * a failed write is logged and retried by a later round.
+ * Step 6a': the waiting jobs' reason, position and estimated start (changes only, bounded per round; wait-writes.ts),
+ * in fenced transactions like every other round write. Each holds only while the job keeps the status and generation
+ * the queue view has, so it never races with a start, a cancel or a finish; one that conflicts is dropped, and the
+ * next round decides again.
  */
 const writeWaitInfo = async (
   deps: RoundDependencies,
-  items: readonly JobItem[],
+  queue: QueueView,
+  fenced: Fenced,
   waiting: ReturnType<typeof scheduleRound>['waiting'],
   nowSeconds: number,
-): Promise<number> => {
-  const writes = waitWrites(items, waiting, nowSeconds);
-  let written = 0;
-  for (let i = 0; i < writes.length; i += WAIT_WRITE_CONCURRENCY) {
-    const batch = writes.slice(i, i + WAIT_WRITE_CONCURRENCY);
-    const results = await Promise.allSettled(
-      batch.map((w) => deps.jobs.updateIf(w.jobId, w.changes, { status: ['queued', 'suspended'] })),
-    );
-    for (const r of results) {
-      if (r.status === 'fulfilled' && r.value) written++;
-      else if (r.status === 'rejected')
-        deps.log.warn('could not record why a job waits', { error: String(r.reason) });
-    }
-  }
-  return written;
+): Promise<{ written: number; conflicts: string[] }> => {
+  const writes = waitWrites(queue.waiting(), waiting, nowSeconds).flatMap((w) => {
+    const view = queue.get(w.jobId);
+    return view ? [{ view, write: w }] : [];
+  });
+  const result = await fenced(
+    writes.map(({ view, write }) =>
+      deps.jobs.roundWrite(write.jobId, write.changes, {
+        status: view.status,
+        jobGeneration: view.jobGeneration,
+      }),
+    ),
+  );
+  const written = new Set(result.written);
+  for (const { view, write } of writes)
+    if (written.has(`job ${view.jobId}`))
+      queue.apply({ ...applyChanges(view, write.changes), rev: (view.rev ?? 0) + 1 });
+  return { written: result.written.length, conflicts: result.conflicts };
 };
 
-const WAIT_WRITE_CONCURRENCY = 16;
+const HOLDING_STATUSES = ['running', 'checkpointing'] as const;
+
+/** Concurrent conditional writes of advisory job attributes (model estimates). */
+const MODEL_ESTIMATE_WRITE_CONCURRENCY = 16;
 
 /** Step 6a'': models outside the catalog — estimated or calibrated, and the predicted throughput. Advisory, like 6a'. */
 const writeModelEstimates = async (deps: RoundDependencies, items: readonly JobItem[], perf: RoundPerf) => {
   const writes = modelEstimateWrites(items, perf);
-  for (let i = 0; i < writes.length; i += WAIT_WRITE_CONCURRENCY) {
-    const batch = writes.slice(i, i + WAIT_WRITE_CONCURRENCY);
+  for (let i = 0; i < writes.length; i += MODEL_ESTIMATE_WRITE_CONCURRENCY) {
+    const batch = writes.slice(i, i + MODEL_ESTIMATE_WRITE_CONCURRENCY);
     const results = await Promise.allSettled(
       batch.map((w) => deps.jobs.updateIf(w.jobId, w.changes, { status: [...ACTIVE_JOB_STATUSES] })),
     );
@@ -321,18 +459,62 @@ const writeModelEstimates = async (deps: RoundDependencies, items: readonly JobI
 };
 
 /**
- * Jobs named in a host's desired state but missing from the status index (which is eventually consistent) are
- * read directly, so a stale index never makes a round stop a job that is running.
+ * The jobs holding GPUs: the status index's, plus jobs named in a host's desired state but missing from it (the
+ * index is eventually consistent), read directly so a stale index never makes a round stop a running job. Each view
+ * is offered to the queue view; one older than the queue's (the job was requeued since) is left out.
  */
-const withReferencedJobs = async (deps: RoundDependencies, jobs: JobItem[], hosts: readonly HostItem[]) => {
-  const known = new Set(jobs.map((j) => j.jobId));
+const holdingJobs = async (
+  deps: RoundDependencies,
+  queue: QueueView,
+  indexed: readonly JobItem[],
+  hosts: readonly HostItem[],
+): Promise<JobItem[]> => {
+  const known = new Set(indexed.map((j) => j.jobId));
   const referenced = new Set<string>();
   for (const host of hosts)
     for (const j of host.desired?.jobs ?? []) if (!known.has(j.jobId)) referenced.add(j.jobId);
-  if (referenced.size === 0) return jobs;
-  const fetched = await deps.jobs.getMany([...referenced]);
-  return [...jobs, ...fetched.filter((j) => !isTerminal(j.status))];
+  const fetched = referenced.size > 0 ? await deps.jobs.getMany([...referenced]) : [];
+  const holding: JobItem[] = [];
+  for (const job of [...indexed, ...fetched]) {
+    const queued = queue.get(job.jobId);
+    if (queued && (queued.rev ?? 0) > (job.rev ?? 0)) continue;
+    queue.apply(job); // waiting: the queue takes it; holding or ended: the queue drops it
+    if (!isTerminal(job.status) && !isWaiting(job)) holding.push(job);
+  }
+  return holding;
 };
+
+/**
+ * Full items of queued jobs the round is about to change, read consistently. A job whose status or generation is
+ * no longer what the queue view said is left out (reported as a conflict) and the view takes the fresh item.
+ */
+const hydrate = async (
+  deps: RoundDependencies,
+  queue: QueueView,
+  views: readonly QueuedJob[],
+): Promise<{ items: JobItem[]; stale: string[] }> => {
+  if (views.length === 0) return { items: [], stale: [] };
+  const fresh = new Map((await deps.jobs.getMany(views.map((v) => v.jobId))).map((j) => [j.jobId, j]));
+  const items: JobItem[] = [];
+  const stale: string[] = [];
+  for (const view of views) {
+    const item = fresh.get(view.jobId);
+    if (item) queue.apply(item);
+    if (item && item.status === view.status && item.jobGeneration === view.jobGeneration) items.push(item);
+    else stale.push(`job ${view.jobId} (changed since the queue view)`);
+  }
+  return { items, stale };
+};
+
+/** Jobs the core's actions start, stop or move. */
+const actedOn = (actions: ReturnType<typeof scheduleRound>['actions']): string[] => [
+  ...new Set(
+    actions.flatMap((a) => (a.kind === 'launchInstances' || a.kind === 'terminateInstance' ? [] : [a.jobId])),
+  ),
+];
+
+/** The item after one more write of its own: what a successful round write leaves. */
+const bumped = (item: JobItem): JobItem => ({ ...item, rev: (item.rev ?? 0) + 1 });
 
 /** The items after the job writes: written changes applied; conflicting jobs re-read as they now are. */
 const jobsAfterWrites = async (
@@ -352,7 +534,7 @@ const jobsAfterWrites = async (
   return jobs
     .map((job) => {
       const label = `job ${job.jobId}`;
-      if (written.has(label)) return byJob.get(job.jobId)!.next;
+      if (written.has(label)) return bumped(byJob.get(job.jobId)!.next);
       if (conflicted.has(label)) return rereadById.get(job.jobId);
       return job;
     })
@@ -505,7 +687,7 @@ const applyFleet = async (
   },
 ): Promise<FleetResult> => {
   const result: FleetResult = { launched: [], terminated: [], capacityErrors: [], unmet: [] };
-  if (!deps.fleet) return result;
+  if (!deps.fleet || settings.fleetFrozen) return result;
   const plan = planFleet({
     now: input.clock.nowMs,
     config: settings.fleet,

@@ -2,14 +2,14 @@
  * Which waiting jobs' "why it waits" fields a round rewrites (pure). Positions shift for the whole queue whenever the
  * head starts, so writing every change would rewrite 25,000 items a round: only real changes are written — a new
  * reason, a moved position near the front (further back, a move of more than a tenth), an estimate off by more than a
- * minute or a tenth of the remaining wait — front of the queue first, at most `limit` per round; the rest follow in
+ * minute or a tenth of the remaining wait — front of the queue first, at most `limit` per round (the exact front fits in one round); the rest follow in
  * later rounds.
  */
 import type { WaitInfo } from '../../core/framework/wait-info.ts';
 import type { ItemChanges } from '../dynamo/expressions.ts';
 import type { JobItem } from '../items/job-item.ts';
 
-export const WAIT_WRITE_LIMIT = 250;
+export const WAIT_WRITE_LIMIT = 100;
 /** Positions up to here are kept exact. */
 const EXACT_POSITIONS = 100;
 
@@ -19,11 +19,14 @@ export interface WaitWrite {
   readonly queuePosition: number;
 }
 
-export const isWaitingItem = (item: JobItem): boolean =>
+/** What the wait-info decision reads of a job. */
+type WaitingView = Pick<JobItem, 'jobId' | 'status' | 'waitReason' | 'queuePosition' | 'estimatedStart'>;
+
+export const isWaitingItem = (item: WaitingView): boolean =>
   item.status === 'queued' || item.status === 'suspended';
 
 export const waitWrites = (
-  items: readonly JobItem[],
+  items: readonly WaitingView[],
   waiting: ReadonlyMap<string, WaitInfo>,
   nowSeconds: number,
   limit = WAIT_WRITE_LIMIT,
@@ -51,7 +54,7 @@ export const waitWrites = (
   return writes.sort((a, b) => a.queuePosition - b.queuePosition).slice(0, limit);
 };
 
-const changed = (item: JobItem, info: WaitInfo, now: number): boolean => {
+const changed = (item: WaitingView, info: WaitInfo, now: number): boolean => {
   if (item.waitReason !== info.waitReason) return true;
   const old = item.queuePosition;
   if (old === undefined) return true;

@@ -26,8 +26,9 @@ export const audit = async (cp: ControlPlane, jobIds: readonly string[]): Promis
   const lost: string[] = [];
   const twice: string[] = [];
   const stuck: string[] = [];
+  const items = new Map((await cp.jobs.getMany(jobIds)).map((j) => [j.jobId, j]));
   for (const jobId of jobIds) {
-    const job = await cp.jobs.get(jobId);
+    const job = items.get(jobId);
     if (!job) {
       lost.push(jobId);
       continue;

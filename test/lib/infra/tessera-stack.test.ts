@@ -60,6 +60,7 @@ describe('tables', () => {
     assert.deepEqual(gsis(logicalId(stack.tables.jobs)), [
       ['byStatus', ['status', 'submittedAt']],
       ['byTenant', ['tenant', 'submittedAt']],
+      ['byChange', ['changeShard', 'changedAt']],
     ]);
     assert.deepEqual(gsis(logicalId(stack.tables.hosts)), [['byState', ['state', 'stateChangedAt']]]);
     for (const table of [stack.tables.jobs, stack.tables.hosts])
@@ -255,6 +256,7 @@ describe('least privilege', () => {
         [
           'dynamodb:BatchGetItem',
           'dynamodb:ConditionCheckItem',
+          'dynamodb:DeleteItem',
           'dynamodb:GetItem',
           'dynamodb:PutItem',
           'dynamodb:Query',
@@ -429,7 +431,13 @@ describe('least privilege for hosts: job data only through per-host vended crede
       [
         {
           Sid: 'JobData',
-          Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:PutObjectTagging'],
+          Action: [
+            's3:GetObject',
+            's3:PutObject',
+            's3:DeleteObject',
+            's3:AbortMultipartUpload',
+            's3:PutObjectTagging',
+          ],
           Resource: objects('jobs'),
           Condition: undefined,
         },

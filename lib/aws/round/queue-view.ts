@@ -1,0 +1,244 @@
+/**
+ * The round's view of the queue (waiting jobs), kept between rounds so a round reads only what changed. Jobs holding
+ * GPUs are not kept here: they are bounded by the cluster and the round reads them fresh every time.
+ *
+ * - **Delta** (every round): the jobs written since the previous read, from the change index (`changedAt`, the wall
+ *   clock of each write), starting `overlapMs` before the previous read began, so index lag and clock skew between
+ *   writers do not hide a write. Each job carries a revision that grows with every write: an older view never
+ *   replaces a newer one.
+ * - **Snapshot** (cold start): the view as a round last persisted it (queue-snapshot-repository.ts), then a delta.
+ * - **Full read** (no usable snapshot, a view older than `maxDeltaAgeMs`, or every `fullReadEveryMs` as a safety net):
+ *   every queued and suspended job from the status index.
+ *
+ * The view is advisory: every round write is conditional on the job's status and generation, and the round reads a
+ * job's full item before changing it, so a stale entry costs a conflict, never a wrong write.
+ */
+
+import type { JobItem } from '../items/job-item.ts';
+import {
+  isWaiting,
+  QUEUED_JOB_ATTRIBUTES,
+  type QueuedJob,
+  type QueueSnapshot,
+  queuedJobSchema,
+  toQueuedJob,
+  WAITING_STATUSES,
+} from '../items/queued-job.ts';
+import type { CorruptItemError } from '../repositories/errors.ts';
+import type { JobsRepository } from '../repositories/jobs-repository.ts';
+import { parseItem } from '../repositories/parse-item.ts';
+
+export interface QueueViewSources {
+  readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'pageRawByStatus'>;
+  /** The persisted snapshot, or why there is none usable. */
+  readonly loadSnapshot: () => Promise<QueueSnapshot | { invalid: string }>;
+}
+
+export interface QueueViewOptions {
+  readonly overlapMs: number;
+  readonly maxDeltaAgeMs: number;
+  readonly fullReadEveryMs: number;
+}
+
+export const QUEUE_VIEW_DEFAULTS: QueueViewOptions = {
+  overlapMs: 30_000,
+  maxDeltaAgeMs: 6 * 3600_000,
+  fullReadEveryMs: 3600_000,
+};
+
+export interface RefreshResult {
+  readonly how: 'delta' | 'snapshot' | 'full';
+  /**
+   * False while a first full read is still under way (it goes on in the next round): the view is empty and the round
+   * must not act on the queue — not start, rank or size the fleet for waiting jobs it has not all seen.
+   */
+  readonly complete: boolean;
+  /** Items read from DynamoDB (changed ones, or the whole queue on a full read). */
+  readonly read: number;
+  readonly corrupt: readonly CorruptItemError[];
+  /** Why a snapshot could not be used, when it could not. */
+  readonly snapshotIssue?: string;
+}
+
+const parseQueued = (raw: Record<string, unknown>): QueuedJob =>
+  parseItem(queuedJobSchema, raw, `job ${String(raw.jobId)}`);
+
+export class QueueView {
+  private readonly jobs = new Map<string, QueuedJob>();
+  /**
+   * Revisions of jobs seen leaving the queue (started or ended), so an older waiting view read from the lagging index
+   * cannot bring them back; kept for two overlaps, longer than any such view can surface.
+   */
+  private readonly gone = new Map<string, { rev: number; atMs: number }>();
+  private watermarkMs: number | undefined;
+  private fullReadAtMs = 0;
+  /** Read in full since the last snapshot was persisted: the next one is due soon. */
+  unpersisted = false;
+  /** A full read spread over rounds: where it is, and what it found so far. */
+  private fullRead:
+    | { startedAtMs: number; statuses: string[]; next?: Record<string, unknown>; found: QueuedJob[] }
+    | undefined;
+
+  constructor(
+    private readonly sources: QueueViewSources,
+    private readonly wallClock: () => number = Date.now,
+    private readonly options: QueueViewOptions = QUEUE_VIEW_DEFAULTS,
+  ) {}
+
+  /** The waiting jobs, oldest submission first. */
+  waiting(): QueuedJob[] {
+    return [...this.jobs.values()].sort(
+      (a, b) => a.submittedAt - b.submittedAt || (a.jobId < b.jobId ? -1 : 1),
+    );
+  }
+
+  get(jobId: string): QueuedJob | undefined {
+    return this.jobs.get(jobId);
+  }
+
+  get size(): number {
+    return this.jobs.size;
+  }
+
+  /** Rounds that used the view: a round that failed invalidates it only if no later round has taken it up since. */
+  private uses = 0;
+
+  /** Marks the start of a round using the view; pass the result to `invalidate` if the round fails. */
+  use(): number {
+    return ++this.uses;
+  }
+
+  /**
+   * Forget everything: the next refresh starts from the snapshot or a full read (after a round failed midway). With
+   * `use`, only if that round is the view's latest (a timed-out round that fails late leaves its successor alone).
+   */
+  invalidate(use?: number): void {
+    if (use !== undefined && use !== this.uses) return;
+    this.jobs.clear();
+    this.gone.clear();
+    this.watermarkMs = undefined;
+    this.fullRead = undefined;
+  }
+
+  snapshot(): QueueSnapshot | undefined {
+    if (this.watermarkMs === undefined) return undefined;
+    return { watermarkMs: this.watermarkMs, fullReadAtMs: this.fullReadAtMs, jobs: this.waiting() };
+  }
+
+  /**
+   * Takes a view of one job if it is newer than the one held: waiting jobs are kept, others dropped. Returns
+   * whether the view changed. A job without a revision (written before revisions existed) counts as revision 0.
+   */
+  apply(job: JobItem | QueuedJob): boolean {
+    const rev = job.rev ?? 0;
+    const held = this.jobs.get(job.jobId);
+    const known = held ? (held.rev ?? 0) : this.gone.get(job.jobId)?.rev;
+    if (known !== undefined && rev < known) return false;
+    if (isWaiting(job)) {
+      this.gone.delete(job.jobId);
+      this.jobs.set(job.jobId, toQueuedJob(job));
+      return true;
+    }
+    this.jobs.delete(job.jobId);
+    this.gone.set(job.jobId, { rev, atMs: this.wallClock() });
+    return held !== undefined;
+  }
+
+  /**
+   * Brings the view up to date. A full read that would run past `deadlineMs` (wall clock) stops there and goes on in
+   * the next refresh; meanwhile an existing view keeps serving (with its deltas), and without one the result says
+   * the view is not complete.
+   */
+  async refresh(deadlineMs = Number.POSITIVE_INFINITY): Promise<RefreshResult> {
+    const now = this.wallClock();
+    let how: RefreshResult['how'] = 'delta';
+    let snapshotIssue: string | undefined;
+    const corrupt: CorruptItemError[] = [];
+    if (this.watermarkMs === undefined && !this.fullRead) {
+      const snapshot = await this.sources.loadSnapshot();
+      if ('invalid' in snapshot) snapshotIssue = snapshot.invalid;
+      else if (now - snapshot.watermarkMs > this.options.maxDeltaAgeMs)
+        snapshotIssue = `snapshot is ${Math.round((now - snapshot.watermarkMs) / 1000)} s old`;
+      else {
+        this.replace(snapshot.jobs, snapshot.watermarkMs, snapshot.fullReadAtMs);
+        how = 'snapshot';
+      }
+    }
+    const stale =
+      this.watermarkMs === undefined ||
+      now - this.watermarkMs > this.options.maxDeltaAgeMs ||
+      now - this.fullReadAtMs > this.options.fullReadEveryMs;
+    let read = 0;
+    if (stale || this.fullRead) {
+      this.fullRead ??= { startedAtMs: now, statuses: [...WAITING_STATUSES], found: [] };
+      read = await this.continueFullRead(deadlineMs, corrupt);
+      if (this.fullRead === undefined) how = 'full';
+      else if (this.watermarkMs === undefined || now - this.watermarkMs > this.options.maxDeltaAgeMs)
+        return { how: 'full', complete: false, read, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+    }
+    const since = this.watermarkMs! - this.options.overlapMs;
+    const raws = await this.sources.jobs.listChangedSince(since);
+    read += raws.length;
+    for (const raw of raws) {
+      if (!this.isNewer(raw)) continue;
+      try {
+        this.apply(parseQueued(raw));
+      } catch (error) {
+        corrupt.push(error as CorruptItemError);
+      }
+    }
+    this.watermarkMs = Math.max(this.watermarkMs!, now);
+    for (const [jobId, { atMs }] of this.gone)
+      if (now - atMs > 2 * this.options.overlapMs) this.gone.delete(jobId);
+    return { how, complete: true, read, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+  }
+
+  /** Reads pages of the queue until done or past the deadline; once done, the view is what it found. */
+  private async continueFullRead(deadlineMs: number, corrupt: CorruptItemError[]): Promise<number> {
+    const progress = this.fullRead!;
+    let read = 0;
+    while (progress.statuses.length > 0) {
+      // At least one page per call, so a full read always moves on.
+      if (read > 0 && this.wallClock() > deadlineMs) return read;
+      const status = progress.statuses[0] as (typeof WAITING_STATUSES)[number];
+      const page = await this.sources.jobs.pageRawByStatus(status, QUEUED_JOB_ATTRIBUTES, progress.next);
+      read += page.items.length;
+      for (const raw of page.items) {
+        try {
+          progress.found.push(parseQueued(raw));
+        } catch (error) {
+          corrupt.push(error as CorruptItemError);
+        }
+      }
+      if (page.next) progress.next = page.next;
+      else {
+        progress.statuses.shift();
+        delete progress.next;
+      }
+    }
+    // Complete as of when it began: the delta that follows reads every change since (with the overlap).
+    this.replace(progress.found, progress.startedAtMs, progress.startedAtMs);
+    this.fullRead = undefined;
+    this.unpersisted = true;
+    return read;
+  }
+
+  /** Cheap check on a raw item before parsing it: a newer revision of a job that is or was waiting, or a new job. */
+  private isNewer(raw: Record<string, unknown>): boolean {
+    const jobId = String(raw.jobId);
+    const rev = typeof raw.rev === 'number' ? raw.rev : 0;
+    const held = this.jobs.get(jobId);
+    if (held) return rev > (held.rev ?? 0);
+    const gone = this.gone.get(jobId);
+    if (gone !== undefined) return rev > gone.rev;
+    return raw.status === 'queued' || raw.status === 'suspended';
+  }
+
+  private replace(jobs: readonly QueuedJob[], watermarkMs: number, fullReadAtMs: number): void {
+    this.jobs.clear();
+    this.gone.clear();
+    for (const job of jobs) this.jobs.set(job.jobId, job);
+    this.watermarkMs = watermarkMs;
+    this.fullReadAtMs = fullReadAtMs;
+  }
+}

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { JobItem } from '../../../../lib/aws/items/job-item.ts';
+import { type QueueSnapshot, toQueuedJob } from '../../../../lib/aws/items/queued-job.ts';
+import { QueueView, type QueueViewSources } from '../../../../lib/aws/round/queue-view.ts';
+import { jobItem } from '../support/items.ts';
+
+/** A Jobs table in memory: every write stamps `changedAt` with the test's wall clock and bumps `rev`. */
+const fakeTable = (clock: { now: number }) => {
+  const items = new Map<string, JobItem>();
+  const calls = { full: 0, pages: 0, delta: [] as number[] };
+  const write = (item: JobItem) => {
+    const previous = items.get(item.jobId);
+    items.set(item.jobId, { ...item, rev: (previous?.rev ?? 0) + 1, changedAt: clock.now });
+  };
+  const sources = (snapshot?: QueueSnapshot | { invalid: string }): QueueViewSources => ({
+    jobs: {
+      listChangedSince: async (since) => {
+        calls.delta.push(since);
+        return [...items.values()].filter((j) => (j.changedAt ?? 0) >= since) as Record<string, unknown>[];
+      },
+      // Pages of two jobs.
+      pageRawByStatus: async (status, _attributes, start) => {
+        calls.pages++;
+        const from = (start?.i as number | undefined) ?? 0;
+        if (from === 0) calls.full += status === 'queued' ? 1 : 0;
+        const all = [...items.values()].filter((j) => j.status === status);
+        return {
+          items: all.slice(from, from + 2) as Record<string, unknown>[],
+          ...(from + 2 < all.length ? { next: { i: from + 2 } } : {}),
+        };
+      },
+    },
+    loadSnapshot: async () => snapshot ?? { invalid: 'no snapshot' },
+  });
+  return { items, write, calls, sources };
+};
+
+const ids = (view: QueueView) => view.waiting().map((j) => j.jobId);
+
+describe('QueueView', () => {
+  test('a cold view without a snapshot reads in full, then only what changed since (with the overlap)', async () => {
+    const clock = { now: 1_000_000 };
+    const table = fakeTable(clock);
+    table.write(jobItem('job-a', { submittedAt: 1 }));
+    table.write(jobItem('job-b', { submittedAt: 2, status: 'running' }));
+    const view = new QueueView(table.sources(), () => clock.now, {
+      overlapMs: 30_000,
+      maxDeltaAgeMs: 3600_000,
+      fullReadEveryMs: 3600_000,
+    });
+    assert.equal((await view.refresh()).how, 'full');
+    assert.deepEqual(ids(view), ['job-a']);
+    assert.ok(!('launch' in view.get('job-a')!), 'launch settings are not kept');
+
+    clock.now += 60_000;
+    table.write(jobItem('job-c', { submittedAt: 3 }));
+    table.write({ ...table.items.get('job-a')!, status: 'cancelled' });
+    const delta = await view.refresh();
+    assert.equal(delta.how, 'delta');
+    assert.equal(table.calls.full, 1);
+    // The changes since the full read began (right after it), then since the previous read, each with the overlap.
+    assert.deepEqual(table.calls.delta, [1_000_000 - 30_000, 1_000_000 - 30_000]);
+    assert.deepEqual(ids(view), ['job-c']);
+  });
+
+  test('an older view of a job never replaces a newer one (a lagging index)', () => {
+    const view = new QueueView(fakeTable({ now: 0 }).sources());
+    assert.ok(view.apply(jobItem('job-a', { rev: 3, status: 'suspended' })));
+    assert.equal(view.apply(jobItem('job-a', { rev: 2, status: 'queued' })), false);
+    assert.equal(view.get('job-a')?.status, 'suspended');
+    // Started (rev 4): gone from the queue, and its older waiting views stay out.
+    view.apply(jobItem('job-a', { rev: 4, status: 'running' }));
+    assert.equal(view.apply(jobItem('job-a', { rev: 3, status: 'suspended' })), false);
+    assert.deepEqual(ids(view), []);
+    // Requeued later (rev 5): back in.
+    assert.ok(view.apply(jobItem('job-a', { rev: 5, status: 'suspended' })));
+    assert.deepEqual(ids(view), ['job-a']);
+  });
+
+  test('a cold view starts from a valid snapshot and reads the changes since it', async () => {
+    const clock = { now: 5_000_000 };
+    const table = fakeTable(clock);
+    const snapshot: QueueSnapshot = {
+      watermarkMs: 4_900_000,
+      fullReadAtMs: 4_900_000,
+      jobs: [toQueuedJob(jobItem('job-old', { rev: 1, submittedAt: 1 }))],
+    };
+    clock.now = 4_950_000;
+    table.write(jobItem('job-new', { submittedAt: 9 }));
+    clock.now = 5_000_000;
+    const view = new QueueView(table.sources(snapshot), () => clock.now);
+    const result = await view.refresh();
+    assert.equal(result.how, 'snapshot');
+    assert.equal(table.calls.full, 0);
+    assert.deepEqual(ids(view), ['job-old', 'job-new']);
+  });
+
+  test('an invalid or too old snapshot, or the safety interval, means a full read', async () => {
+    const clock = { now: 10_000_000 };
+    const table = fakeTable(clock);
+    const options = { overlapMs: 1000, maxDeltaAgeMs: 100_000, fullReadEveryMs: 500_000 };
+    const invalid = new QueueView(
+      table.sources({ invalid: 'checksum does not match' }),
+      () => clock.now,
+      options,
+    );
+    const first = await invalid.refresh();
+    assert.equal(first.how, 'full');
+    assert.equal(first.snapshotIssue, 'checksum does not match');
+    const old = new QueueView(
+      table.sources({ watermarkMs: 1, fullReadAtMs: 1, jobs: [] }),
+      () => clock.now,
+      options,
+    );
+    assert.equal((await old.refresh()).how, 'full');
+    clock.now += 50_000;
+    assert.equal((await old.refresh()).how, 'delta');
+    clock.now += 500_000;
+    assert.equal((await old.refresh()).how, 'full', 'a full read at least every fullReadEveryMs');
+  });
+
+  test('a full read past its deadline goes on in the next refresh; until done the view says it is not complete', async () => {
+    const clock = { now: 1_000_000 };
+    const table = fakeTable(clock);
+    for (let i = 0; i < 5; i++) table.write(jobItem(`job-${i}`, { submittedAt: i }));
+    const view = new QueueView(table.sources(), () => clock.now);
+    const first = await view.refresh(clock.now - 1);
+    assert.deepEqual([first.how, first.complete, first.read], ['full', false, 2]);
+    assert.deepEqual(ids(view), []);
+    table.write(jobItem('job-late', { submittedAt: 9 }));
+    assert.equal((await view.refresh(clock.now - 1)).complete, false);
+    const done = await view.refresh();
+    assert.deepEqual([done.how, done.complete], ['full', true]);
+    assert.deepEqual(ids(view), ['job-0', 'job-1', 'job-2', 'job-3', 'job-4', 'job-late']);
+  });
+
+  test('invalidate forgets the view: the next refresh starts over', async () => {
+    const clock = { now: 1_000_000 };
+    const table = fakeTable(clock);
+    table.write(jobItem('job-a'));
+    const view = new QueueView(table.sources(), () => clock.now);
+    const failed = view.use();
+    await view.refresh();
+    const next = view.use();
+    view.invalidate(failed);
+    assert.equal(view.size, 1, 'a round that fails after a later one began leaves the view alone');
+    view.invalidate(next);
+    assert.equal(view.size, 0);
+    assert.equal(view.snapshot(), undefined);
+    assert.equal((await view.refresh()).how, 'full');
+    assert.deepEqual(ids(view), ['job-a']);
+  });
+});
