@@ -33,7 +33,7 @@ import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import type { ProfilesRepository } from '../repositories/profiles-repository.ts';
 import type { SchedulerStateRepository } from '../repositories/scheduler-state-repository.ts';
 import { fitDesiredStates } from './desired-size.ts';
-import { desiredUpdates, jobsByHost } from './desired-states.ts';
+import { desiredUpdates, jobsByHost, oversizedJobs } from './desired-states.ts';
 import { pendingHostItem, reconcileInventory } from './inventory.ts';
 import {
   type JobChange,
@@ -43,6 +43,7 @@ import {
   terminate,
   withMasterPorts,
 } from './job-transitions.ts';
+import { logicalSizeFor } from './logical-size.ts';
 import { modelEstimateWrites, type RoundPerf, roundPerf } from './model-estimates.ts';
 import { lostHostChanges, preRound } from './pre-round.ts';
 import { waitWrites } from './wait-writes.ts';
@@ -185,6 +186,7 @@ const leasedRound = async (
     clock,
     (item) => fleetCannotRun(item.spec, settings.fleet),
     (allocation) => levelOf(allocation, (id) => hostById.get(id)),
+    (item) => logicalSizeFor(item.spec, settings.policy.allocate),
   );
   const loadedById = new Map(jobs.map((j) => [j.jobId, j]));
   const jobChanges = withMasterPorts(mergeChanges([...pre.jobChanges, ...actionChanges]), loadedById, clock);
@@ -200,6 +202,9 @@ const leasedRound = async (
   const holding = jobsAfter.filter((j) => !isTerminal(j.status));
   const addressOf = (hostId: string) => pre.hosts.find((h) => h.hostId === hostId)?.address ?? hostId;
   let workers = jobsByHost(holding, addressOf, settings.checkpointRoot);
+  const oversized = oversizedJobs(holding);
+  if (oversized.length > 0)
+    deps.log.warn('jobs hold more GPUs than their logical size; extra GPUs idle', { oversized });
   // A job whose launch settings cannot be written to a host fails alone, with the reason; the round goes on.
   const evictions = fitDesiredStates(workers);
   if (evictions.length > 0) {
