@@ -146,7 +146,7 @@ test('a non-elastic job resized 4 → 2 → 8 GPUs by the default policy resumes
     const reference = await runStraight({
       jobId: JOB_ID,
       maxP: 8,
-      ests: evenEsts(8, 4),
+      ests: evenEsts(8, 4).map((ests) => [...ests]),
       totalSteps: TOTAL_STEPS,
       checkpointDir: referenceDir,
       pids: harness.pids,
