@@ -44,6 +44,7 @@ export const jobsByHost = (
       jobGeneration: job.jobGeneration,
       worldSize,
       maxP: logical,
+      ...(Number.isInteger(job.spec.batchSize) ? { globalBatchSize: job.spec.batchSize } : {}),
       totalSteps: Math.ceil(job.spec.iterations),
       checkpointUri: checkpointUriOf(checkpointRoot, job.jobId),
       resumeStep: job.resumeStep,

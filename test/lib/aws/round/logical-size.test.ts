@@ -66,6 +66,7 @@ describe('desired state of a resized non-elastic job', () => {
   test('maxP is always L; an even EST mapping when the worker count differs from L', () => {
     const at4 = desired([0, 1, 2, 3]);
     assert.equal(at4.maxP, 8);
+    assert.equal(at4.globalBatchSize, 64, 'the spec batch: the trainer runs 64 / 8 per EST at any size');
     assert.equal(at4.worldSize, 4);
     assert.deepEqual(
       at4.workers.map((w) => w.ests),
