@@ -10,7 +10,7 @@ import type { JobItem } from '../items/job-item.ts';
 
 /** The most GPUs `allocate` may ever give the job: elastic maxP, Crius's 2 × request, else the request. */
 export const logicalSizeFor = (spec: JobSpec, allocate?: Pick<AllocateStage, 'largestSize'>): number =>
-  Math.max(1, spec.elastic?.maxP ?? allocate?.largestSize?.(spec) ?? spec.gpus);
+  spec.elastic ? spec.elastic.maxP : Math.max(1, spec.gpus, allocate?.largestSize?.(spec) ?? 0);
 
 /** The item's recorded L; items placed before it was recorded keep what they were started with. */
 export const logicalWorkersOf = (item: JobItem, worldSize: number): number =>

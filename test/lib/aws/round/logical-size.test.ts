@@ -5,6 +5,7 @@ import { jobChangesFromActions } from '../../../../lib/aws/round/job-transitions
 import { logicalSizeFor } from '../../../../lib/aws/round/logical-size.ts';
 import { tessera } from '../../../../lib/core/plugins/tessera/policy.ts';
 import { criusPolicy } from '../../../../lib/core/policies/crius.ts';
+import { elasticFlowAllocate } from '../../../../lib/core/policies/elasticflow.ts';
 import { validateDesiredState } from '../../../../lib/protocol/desired-state.ts';
 import { allocation, jobItem, runningJob } from '../support/items.ts';
 
@@ -12,6 +13,9 @@ const clock = { nowMs: 110_000 };
 const machine = () => 'machine' as const;
 const address = () => '10.0.0.1';
 const crius = criusPolicy('crius', 'Crius with count scaling');
+const elasticflow = {
+  allocate: elasticFlowAllocate({ name: 'elasticflow', maxScale: 2, minMarginalGain: 0.05 }),
+};
 const spec4 = { ...jobItem('a').spec, gpus: 4 };
 
 describe('logical size', () => {
@@ -19,6 +23,12 @@ describe('logical size', () => {
     assert.equal(logicalSizeFor(spec4, tessera.allocate), 8);
     assert.equal(logicalSizeFor(spec4, crius.allocate), 8);
     assert.equal(logicalSizeFor(spec4), 4, 'a policy that never resizes: the request');
+    assert.equal(
+      logicalSizeFor(spec4, elasticflow.allocate),
+      8,
+      'ElasticFlow: powers of two up to 2 × request',
+    );
+    assert.equal(logicalSizeFor({ ...spec4, gpus: 3 }, elasticflow.allocate), 4);
     const elastic = { ...spec4, elastic: { maxP: 6, minGpus: 0, heterogeneous: false } };
     assert.equal(logicalSizeFor(elastic, tessera.allocate), 6);
   });
