@@ -12,7 +12,7 @@ import type { JobItem } from '../items/job-item.ts';
 import { appendTimeline, placementOf, type TimelineEvent } from '../items/job-timeline.ts';
 import type { JobExpectation } from '../repositories/jobs-repository.ts';
 import { RETENTION } from '../tables.ts';
-import { logicalSizeFor } from './logical-size.ts';
+import { firstLogicalSize, logicalSizeFor } from './logical-size.ts';
 import { assignMasterPorts } from './rendezvous-ports.ts';
 
 export interface JobChange {
@@ -134,7 +134,7 @@ const place = (
         ...(moved ? {} : { runningSince: seconds(clock) }),
         jobGeneration: item.jobGeneration + 1,
         // Recorded once, in the same conditional write as the first placement, and never changed afterwards.
-        ...(item.logicalWorkers === undefined ? { logicalWorkers: logicalSize(item) } : {}),
+        ...(item.logicalWorkers === undefined ? { logicalWorkers: firstLogicalSize(item, logicalSize) } : {}),
         resumeStep: item.checkpointStep,
         ...(kind === 'migrate' ? { migrations: item.migrations + 1 } : {}),
         ...(kind === 'rescale' || (kind === 'start' && ranBefore) ? { restarts: item.restarts + 1 } : {}),

@@ -5,6 +5,7 @@
  * fleet changes never change it.
  */
 import type { JobSpec } from '../../core/model/job.ts';
+import { allocationGpuCount } from '../../core/model/plan.ts';
 import type { AllocateStage } from '../../core/stages.ts';
 import type { JobItem } from '../items/job-item.ts';
 
@@ -15,3 +16,13 @@ export const logicalSizeFor = (spec: JobSpec, allocate?: Pick<AllocateStage, 'la
 /** The item's recorded L; items placed before it was recorded keep what they were started with. */
 export const logicalWorkersOf = (item: JobItem, worldSize: number): number =>
   item.logicalWorkers ?? item.spec.elastic?.maxP ?? worldSize;
+
+/**
+ * L to record for an item that has none yet. A job that already wrote checkpoints before L existed (an item from an
+ * older control plane) keeps the size they were written at, as far as the item tells: its current worker count, else
+ * its request. Any other job gets the policy's largest size.
+ */
+export const firstLogicalSize = (item: JobItem, policySize: (item: JobItem) => number): number => {
+  if (item.checkpointStep < 0) return policySize(item);
+  return item.spec.elastic?.maxP ?? (item.allocation ? allocationGpuCount(item.allocation) : item.spec.gpus);
+};

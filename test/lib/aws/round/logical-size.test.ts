@@ -67,6 +67,39 @@ describe('logical size', () => {
   });
 });
 
+describe('items from before L was recorded', () => {
+  test('a job that already checkpointed keeps the size its checkpoints were written at', () => {
+    const older = runningJob('o', allocation([['h1', [0, 1, 2, 3]]]), { spec: spec4, checkpointStep: 50 });
+    const [moved] = jobChangesFromActions(
+      new Map([['o', older]]),
+      [
+        {
+          kind: 'rescale',
+          jobId: 'o',
+          from: older.allocation!,
+          to: allocation([['h1', [0, 1]]]),
+          resumeStep: 50,
+        },
+      ],
+      clock,
+      () => undefined,
+      machine,
+      () => 8,
+    );
+    assert.equal(moved?.next.logicalWorkers, 4);
+    const requeued = jobItem('q', { spec: spec4, checkpointStep: 50, status: 'suspended' });
+    const [started] = jobChangesFromActions(
+      new Map([['q', requeued]]),
+      [{ kind: 'start', jobId: 'q', allocation: allocation([['h1', [0, 1]]]), resumeStep: 50 }],
+      clock,
+      () => undefined,
+      machine,
+      () => 8,
+    );
+    assert.equal(started?.next.logicalWorkers, 4, 'its request, when it holds nothing');
+  });
+});
+
 describe('desired state of a resized non-elastic job', () => {
   const placed = (gpus: number[]) =>
     runningJob('a', allocation([['h1', gpus]]), { spec: spec4, logicalWorkers: 8 });
