@@ -36,6 +36,13 @@ const JOB_ID = 'plain-4';
 const TOTAL_STEPS = 240;
 const SKIP_REASON = torchMissingReason();
 const clock = { nowMs: 1_000_000 };
+/**
+ * The job names no per-EST batch: the trainer takes spec.batchSize 64 over L = 8, i.e. 8 per EST, which is what the
+ * reference run is given explicitly (SMALL_CNN_ARGS) — bitwise equality checks that division too.
+ */
+const WITHOUT_BATCH_ARGS = SMALL_CNN_ARGS.filter(
+  (arg, i, all) => arg !== '--batch-size' && all[i - 1] !== '--batch-size',
+);
 
 /** The round's view of one placement decision: the Jobs item after it, with a rendezvous port. */
 function placed(item: JobItem, action: Action, masterPort: number): JobItem {
@@ -75,8 +82,11 @@ test('a non-elastic job resized 4 → 2 → 8 GPUs by the default policy resumes
   const [port1, port2, port3] = [await freePort(), await freePort(), await freePort()];
   try {
     const submitted = jobItem(JOB_ID, {
-      spec: { ...jobItem(JOB_ID).spec, gpus: 4, iterations: TOTAL_STEPS },
-      launch: { command: [PYTHON, '-m', 'tessera_trainer.run', ...SMALL_CNN_ARGS], env: PYTHON_WORKER_ENV },
+      spec: { ...jobItem(JOB_ID).spec, gpus: 4, batchSize: 64, iterations: TOTAL_STEPS },
+      launch: {
+        command: [PYTHON, '-m', 'tessera_trainer.run', ...WITHOUT_BATCH_ARGS],
+        env: PYTHON_WORKER_ENV,
+      },
     });
     const at4 = placed(
       submitted,
