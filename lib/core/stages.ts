@@ -87,6 +87,12 @@ export interface AllocateStage extends StateContribution {
    * can never run (Crius: no Cell of the job has a positive rate).
    */
   sizes?(spec: JobSpec, ctx: RoundContext): readonly number[];
+  /**
+   * Optional: the most GPUs this stage may ever give the job, whatever the fleet (Crius with count scaling: twice
+   * the request). The AWS shell fixes a job's logical size (its EST count) to this at its first placement, so every
+   * size the stage may later choose can resume the job's checkpoints. Absent: the request (elastic: maxP).
+   */
+  largestSize?(spec: JobSpec): number;
 }
 
 export interface Rejection {

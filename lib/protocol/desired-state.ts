@@ -43,6 +43,8 @@ export const desiredJobSchema = z.object({
   jobGeneration: z.int().nonnegative(),
   worldSize: z.int().positive(),
   maxP: z.int().positive().optional(),
+  /** The job's global mini-batch (spec.batchSize): a trainer runs batch / maxP per EST on any worker count. */
+  globalBatchSize: z.int().positive().optional(),
   totalSteps: z.int().positive(),
   checkpointUri: z
     .string()

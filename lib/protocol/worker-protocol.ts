@@ -69,6 +69,7 @@ export function buildWorkerEnv(
   env.TESSERA_MASTER_PORT = String(job.masterPort);
   if (job.maxP !== undefined) env.TESSERA_MAX_P = String(job.maxP);
   if (worker.ests !== undefined) env.TESSERA_ESTS = worker.ests.join(',');
+  if (job.globalBatchSize !== undefined) env.TESSERA_GLOBAL_BATCH_SIZE = String(job.globalBatchSize);
   env.TESSERA_TOTAL_STEPS = String(job.totalSteps);
   env.TESSERA_CHECKPOINT_URI = job.checkpointUri;
   env.TESSERA_RESUME_STEP = String(resumeStep);

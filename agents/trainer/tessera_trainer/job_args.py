@@ -79,7 +79,12 @@ def _positive_float(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     parser = _RaisingParser(prog="python -m tessera_trainer.run", description=__doc__)
     parser.add_argument("--model", required=True, choices=MODEL_NAMES)
-    parser.add_argument("--batch-size", type=_positive_int, default=8, help="mini-batch per EST")
+    parser.add_argument(
+        "--batch-size",
+        type=_positive_int,
+        default=None,
+        help="mini-batch per EST; default: TESSERA_GLOBAL_BATCH_SIZE / maxP when the scheduler sets it, else 8",
+    )
     parser.add_argument("--lr", type=_positive_float, default=0.05)
     parser.add_argument("--momentum", type=_non_negative_float, default=0.9)
     parser.add_argument("--weight-decay", type=_non_negative_float, default=5e-4)
@@ -99,8 +104,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_job_args(argv: Optional[Sequence[str]]) -> JobArgs:
+DEFAULT_BATCH_PER_EST = 8
+
+
+def per_est_batch(global_batch: Optional[int], max_p: int) -> int:
+    """The job's global batch over its logical size: the same for every worker count (docs/trainer-protocol.md).
+
+    Rounded down (at least 1) when maxP does not divide it: maxP never changes, so neither does the result.
+    """
+    if global_batch is None:
+        return DEFAULT_BATCH_PER_EST
+    return max(1, global_batch // max_p)
+
+
+def parse_job_args(
+    argv: Optional[Sequence[str]], global_batch: Optional[int] = None, max_p: int = 1
+) -> JobArgs:
     ns = build_parser().parse_args(list(argv) if argv is not None else None)
+    if ns.batch_size is None:
+        ns.batch_size = per_est_batch(global_batch, max_p)
     if ns.image_size < 4:
         raise ConfigError(f"job arguments: --image-size {ns.image_size} must be >= 4 (the CNN pools twice)")
     if ns.num_classes < 2:

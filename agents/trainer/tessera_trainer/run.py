@@ -41,8 +41,10 @@ def main(argv: Optional[Sequence[str]] = None, environ: Optional[Mapping[str, st
     log(f"pid {os.getpid()}: control signals blocked, served at global-step boundaries")
     reporter = Reporter()
     try:
-        config = parse_worker_config(os.environ if environ is None else environ, torch.cuda.is_available())
-        job = parse_job_args(sys.argv[1:] if argv is None else argv)
+        env = os.environ if environ is None else environ
+        config = parse_worker_config(env, torch.cuda.is_available())
+        global_batch = int(env["TESSERA_GLOBAL_BATCH_SIZE"]) if env.get("TESSERA_GLOBAL_BATCH_SIZE") else None
+        job = parse_job_args(sys.argv[1:] if argv is None else argv, global_batch, config.max_p)
         outcome = Trainer(config, job, reporter, controls).run()
     except ConfigError as error:
         log(f"bad configuration: {error}")

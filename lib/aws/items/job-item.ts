@@ -52,6 +52,11 @@ export const jobItemSchema = z.object({
   placementLevel: z.enum(['machine', 'rack', 'network']).optional(),
   /** Rendezvous port of rank 0, fixed for the allocation. */
   masterPort: z.int().min(1).max(65535).optional(),
+  /**
+   * The job's logical size: its EST count (maxP) for its whole life, fixed at its first placement to the most GPUs
+   * the policy may give it (logical-size.ts), so a checkpoint resumes on any worker count the policy chooses.
+   */
+  logicalWorkers: z.int().positive().optional(),
   /** Bumped on every new placement or mapping: what the agents key their workers on. */
   jobGeneration: z.int().nonnegative(),
   /** Newest checkpoint step confirmed by an agent; -1 = none. */

@@ -3,9 +3,11 @@
  * items rather than from the round's actions, so a round that crashed after writing jobs but before writing
  * hosts is repaired by the next one. A host's generation grows only when its workers or drain flag change.
  */
+import { evenEsts } from '../../core/elastic/even-ests.ts';
 import type { DesiredJob, DesiredStateDocument, DesiredWorker } from '../../protocol/desired-state.ts';
 import type { HostItem } from '../items/host-item.ts';
 import type { JobItem } from '../items/job-item.ts';
+import { logicalWorkersOf } from './logical-size.ts';
 
 export interface DesiredUpdate {
   readonly hostId: string;
@@ -21,7 +23,11 @@ export interface DesiredUpdate {
 export const checkpointUriOf = (root: string, jobId: string): string =>
   `${root.replace(/\/+$/, '')}/jobs/${jobId}/checkpoints`;
 
-/** Every holding job's part on each host, grouped by host: one worker per GPU, ranks in slice then GPU order. */
+/**
+ * Every holding job's part on each host, grouped by host: one worker per GPU, ranks in slice then GPU order. Every
+ * job runs its fixed logical size L as `maxP` (logical-size.ts), with the plan's EST mapping or else an even one
+ * when its worker count differs from L, so any size the policy chooses resumes the job's checkpoints.
+ */
 export const jobsByHost = (
   jobs: readonly JobItem[],
   addressOf: (hostId: string) => string,
@@ -32,12 +38,17 @@ export const jobsByHost = (
     const allocation = job.allocation;
     if (!allocation || (job.status !== 'running' && job.status !== 'checkpointing')) continue;
     if (job.masterPort === undefined) continue; // placed without a port: withMasterPorts gives it one first
-    const worldSize = allocation.slices.reduce((n, s) => n + s.gpus.length, 0);
+    const held = allocation.slices.reduce((n, s) => n + s.gpus.length, 0);
+    const logical = logicalWorkersOf(job, held);
+    // Never more workers than ESTs: GPUs beyond L (a plan larger than the job's logical size) stay idle.
+    const worldSize = Math.min(held, logical);
+    const ests = allocation.ests ?? (worldSize === logical ? undefined : evenEsts(logical, worldSize));
     const settings = {
       jobId: job.jobId,
       jobGeneration: job.jobGeneration,
       worldSize,
-      ...(job.spec.elastic ? { maxP: job.spec.elastic.maxP } : {}),
+      maxP: logical,
+      ...(Number.isInteger(job.spec.batchSize) ? { globalBatchSize: job.spec.batchSize } : {}),
       totalSteps: Math.ceil(job.spec.iterations),
       checkpointUri: checkpointUriOf(checkpointRoot, job.jobId),
       resumeStep: job.resumeStep,
@@ -49,13 +60,15 @@ export const jobsByHost = (
     };
     let rank = 0;
     for (const slice of allocation.slices) {
-      const workers: DesiredWorker[] = slice.gpus.map((gpu, localRank) => {
-        const ests = allocation.ests?.[rank];
+      if (rank >= worldSize) break;
+      const gpus = slice.gpus.slice(0, worldSize - rank);
+      const workers: DesiredWorker[] = gpus.map((gpu, localRank) => {
+        const mine = ests?.[rank];
         return {
           rank: rank++,
           localRank,
           gpuIndices: [gpu],
-          ...(ests && ests.length > 0 ? { ests: [...ests] } : {}),
+          ...(mine && mine.length > 0 ? { ests: [...mine] } : {}),
         };
       });
       const onHost = byHost.get(slice.hostId) ?? [];
@@ -107,3 +120,12 @@ const canonical = (value: unknown): string =>
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
       : v,
   );
+
+/** Jobs placed on more GPUs than their logical size (the extra GPUs stay idle): for the round's log. */
+export const oversizedJobs = (jobs: readonly JobItem[]): { jobId: string; gpus: number; logical: number }[] =>
+  jobs.flatMap((job) => {
+    if (!job.allocation || (job.status !== 'running' && job.status !== 'checkpointing')) return [];
+    const gpus = job.allocation.slices.reduce((n, s) => n + s.gpus.length, 0);
+    const logical = logicalWorkersOf(job, gpus);
+    return gpus > logical ? [{ jobId: job.jobId, gpus, logical }] : [];
+  });

@@ -12,6 +12,7 @@ import type { JobItem } from '../items/job-item.ts';
 import { appendTimeline, placementOf, type TimelineEvent } from '../items/job-timeline.ts';
 import type { JobExpectation } from '../repositories/jobs-repository.ts';
 import { RETENTION } from '../tables.ts';
+import { firstLogicalSize, logicalSizeFor } from './logical-size.ts';
 import { assignMasterPorts } from './rendezvous-ports.ts';
 
 export interface JobChange {
@@ -117,6 +118,7 @@ const place = (
   kind: 'start' | 'migrate' | 'rescale',
   clock: RoundClock,
   levelOf: (allocation: Allocation) => Level,
+  logicalSize: (item: JobItem) => number,
 ): JobChange => {
   const moved = kind !== 'start';
   const ranBefore = item.jobGeneration > 0;
@@ -131,6 +133,8 @@ const place = (
         accountedAt: seconds(clock),
         ...(moved ? {} : { runningSince: seconds(clock) }),
         jobGeneration: item.jobGeneration + 1,
+        // Recorded once, in the same conditional write as the first placement, and never changed afterwards.
+        ...(item.logicalWorkers === undefined ? { logicalWorkers: firstLogicalSize(item, logicalSize) } : {}),
         resumeStep: item.checkpointStep,
         ...(kind === 'migrate' ? { migrations: item.migrations + 1 } : {}),
         ...(kind === 'rescale' || (kind === 'start' && ranBefore) ? { restarts: item.restarts + 1 } : {}),
@@ -159,6 +163,7 @@ export const jobChangesFromActions = (
   clock: RoundClock,
   cannotRun: (item: JobItem) => string | undefined,
   levelOf: (allocation: Allocation) => Level,
+  logicalSize: (item: JobItem) => number = (item) => logicalSizeFor(item.spec),
 ): JobChange[] => {
   const changes: JobChange[] = [];
   for (const action of actions) {
@@ -172,11 +177,11 @@ export const jobChangesFromActions = (
     if (!item) continue;
     switch (action.kind) {
       case 'start':
-        changes.push(place(item, action.allocation, 'start', clock, levelOf));
+        changes.push(place(item, action.allocation, 'start', clock, levelOf, logicalSize));
         break;
       case 'migrate':
       case 'rescale':
-        changes.push(place(item, action.to, action.kind, clock, levelOf));
+        changes.push(place(item, action.to, action.kind, clock, levelOf, logicalSize));
         break;
       case 'stop': {
         if (action.reason === 'preempted') changes.push(requeue(item, 'preempted', clock));

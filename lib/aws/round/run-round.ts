@@ -41,7 +41,7 @@ import type { ProfilesRepository } from '../repositories/profiles-repository.ts'
 import { QueueSnapshotRepository } from '../repositories/queue-snapshot-repository.ts';
 import type { SchedulerStateRepository } from '../repositories/scheduler-state-repository.ts';
 import { fitDesiredStates } from './desired-size.ts';
-import { desiredUpdates, jobsByHost } from './desired-states.ts';
+import { desiredUpdates, jobsByHost, oversizedJobs } from './desired-states.ts';
 import { pendingHostItem, reconcileInventory } from './inventory.ts';
 import {
   type JobChange,
@@ -52,6 +52,7 @@ import {
   withMasterPorts,
 } from './job-transitions.ts';
 import { withMeasuredProfiles } from './measured-profiles.ts';
+import { logicalSizeFor } from './logical-size.ts';
 import { modelEstimateWrites, type RoundPerf, roundPerf } from './model-estimates.ts';
 import { phaseTimer } from './phase-timer.ts';
 import { lostHostChanges, preRound } from './pre-round.ts';
@@ -307,6 +308,7 @@ const leasedRound = async (
     clock,
     (item) => fleetCannotRun(item.spec, settings.fleet),
     (allocation) => levelOf(allocation, (id) => hostById.get(id)),
+    (item) => logicalSizeFor(item.spec, settings.policy.allocate),
   );
   const loaded_ = [...jobs, ...acted.items];
   const loadedById = new Map(loaded_.map((j) => [j.jobId, j]));
@@ -329,6 +331,9 @@ const leasedRound = async (
   const stillHolding = jobsAfter.filter((j) => !isTerminal(j.status));
   const addressOf = (hostId: string) => pre.hosts.find((h) => h.hostId === hostId)?.address ?? hostId;
   let workers = jobsByHost(stillHolding, addressOf, settings.checkpointRoot);
+  const oversized = oversizedJobs(stillHolding);
+  if (oversized.length > 0)
+    deps.log.warn('jobs hold more GPUs than their logical size; extra GPUs idle', { oversized });
   // A job whose launch settings cannot be written to a host fails alone, with the reason; the round goes on.
   const evictions = fitDesiredStates(workers);
   if (evictions.length > 0) {

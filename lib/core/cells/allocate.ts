@@ -96,6 +96,8 @@ const cellsFor = (
 export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
   name: o.name,
 
+  largestSize: (spec) => Math.max(...countsFor(spec.gpus, o.countScaling)),
+
   reject(jobs, ctx): Rejection[] {
     const out: Rejection[] = [];
     for (const job of jobs) {

@@ -97,6 +97,7 @@ export const elasticAllocate = (
           (_, i) => Math.max(1, spec.elastic!.minGpus) + i,
         )
       : (inner.sizes?.(spec, ctx) ?? [spec.gpus]),
+  largestSize: (spec) => spec.elastic?.maxP ?? inner.largestSize?.(spec) ?? spec.gpus,
   allocate: (ordered, ctx) => {
     const admitted = inner.allocate(
       options.claims ? ordered.map(rigidView) : ordered.filter((j) => !isElastic(j)),

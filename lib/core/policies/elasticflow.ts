@@ -116,6 +116,7 @@ const minimumShare = (s: Sized, ctx: RoundContext): number | undefined => {
 
 export const elasticFlowAllocate = (o: ElasticFlowOptions): AllocateStage => ({
   name: o.name,
+  largestSize: (spec) => Math.max(...powersOfTwo(Math.max(1, o.maxScale * spec.gpus))),
 
   reject(jobs, ctx): Rejection[] {
     const out: Rejection[] = [];

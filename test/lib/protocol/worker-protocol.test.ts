@@ -50,6 +50,12 @@ describe('buildWorkerEnv', () => {
     });
   });
 
+  test('the global batch reaches the trainer, which divides it by maxP', () => {
+    const worker = { rank: 0, localRank: 0, gpuIndices: [0] };
+    const env = buildWorkerEnv({ ...job, globalBatchSize: 64, workers: [worker] }, worker, -1, {});
+    assert.equal(env.TESSERA_GLOBAL_BATCH_SIZE, '64');
+  });
+
   test('a gang over two hosts: global rank and world size, local rank and size on this host', () => {
     // Ranks 2 and 3 of a 4-worker job on its second host (rank 0 on 10.0.0.7).
     const workers = [
@@ -75,6 +81,7 @@ describe('buildWorkerEnv', () => {
     assert.equal(env.TESSERA_RANK, '0');
     assert.equal(env.TESSERA_MAX_P, undefined);
     assert.equal(env.TESSERA_ESTS, undefined);
+    assert.equal(env.TESSERA_GLOBAL_BATCH_SIZE, undefined);
     assert.equal(env.TESSERA_RESUME_STEP, '-1');
     assert.equal(env.CUDA_VISIBLE_DEVICES, '0,1');
     assert.equal(env.LANG, 'C');
