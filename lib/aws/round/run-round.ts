@@ -51,7 +51,6 @@ import {
   terminate,
   withMasterPorts,
 } from './job-transitions.ts';
-import { withMeasuredProfiles } from './measured-profiles.ts';
 import { logicalSizeFor } from './logical-size.ts';
 import { modelEstimateWrites, type RoundPerf, roundPerf } from './model-estimates.ts';
 import { phaseTimer } from './phase-timer.ts';

@@ -4,7 +4,7 @@ import type { JobState } from '../model/job.ts';
 import { type Allocation, type Plan, sameGpus } from '../model/plan.ts';
 import { isHolding } from '../order/compare.ts';
 import type { FreeGpus } from '../place/free-gpus.ts';
-import type { AllocateStage, Demand, PlaceStage, Policy, RoundContext } from '../stages.ts';
+import type { AllocateStage, PlaceStage, Policy, RoundContext } from '../stages.ts';
 import {
   allocationCounts,
   countOf,
