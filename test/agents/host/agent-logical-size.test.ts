@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { JobItem } from '../../../lib/aws/items/job-item.ts';
-import { jobsByHost } from '../../../lib/aws/round/desired-states.ts';
+import { checkpointUriOf, jobsByHost } from '../../../lib/aws/round/desired-states.ts';
 import { jobChangesFromActions } from '../../../lib/aws/round/job-transitions.ts';
 import { logicalSizeFor } from '../../../lib/aws/round/logical-size.ts';
 import { evenEsts } from '../../../lib/core/elastic/even-ests.ts';
@@ -77,7 +78,7 @@ test('a non-elastic job resized 4 → 2 → 8 GPUs by the default policy resumes
 }, async (t) => {
   const dir = tempDir('tessera-agent-logical-');
   const root = fileUri(join(dir.path, 'ckpt'));
-  const checkpointDir = join(dir.path, 'ckpt', JOB_ID);
+  const checkpointDir = fileURLToPath(checkpointUriOf(root, JOB_ID));
   const harness = agentHarness({ stateDir: join(dir.path, 'state') });
   const [port1, port2, port3] = [await freePort(), await freePort(), await freePort()];
   try {
