@@ -255,7 +255,8 @@ test('a 4-worker job over two hosts trains, survives the death of one host as a 
     ],
   );
   // Training across the two hosts: the host dies as soon as rank 0 has written a checkpoint (seen on disk, at once).
-  const checkpointDir = join(cp.checkpointDir, jobId);
+  // Where the round puts a job's checkpoints under the checkpoint root (checkpointUriOf).
+  const checkpointDir = join(cp.checkpointDir, 'jobs', jobId, 'checkpoints');
   await jobWhen(jobId, 'training across the two hosts to a checkpoint', 60, () =>
     existsSync(join(checkpointDir, `step-${FIRST_CHECKPOINT}`, 'COMPLETE')),
   );
