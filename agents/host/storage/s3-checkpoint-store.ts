@@ -15,7 +15,12 @@ import {
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  paginateListObjectsV2,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { keyPrefix, parseS3Uri } from './s3-uri.ts';
 
@@ -53,22 +58,16 @@ export class S3CheckpointStore {
     const location = parseS3Uri(rootUri);
     const base = keyPrefix(location);
     const steps: number[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({
-          Bucket: location.bucket,
-          Prefix: base,
-          Delimiter: '/',
-          ...(token ? { ContinuationToken: token } : {}),
-        }),
-      );
+    const pages = paginateListObjectsV2(
+      { client: this.client },
+      { Bucket: location.bucket, Prefix: base, Delimiter: '/' },
+    );
+    for await (const page of pages) {
       for (const { Prefix } of page.CommonPrefixes ?? []) {
         const match = STEP_DIR.exec((Prefix ?? '').slice(base.length).replace(/\/$/, ''));
         if (match) steps.push(Number(match[1]));
       }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
+    }
     for (const step of steps.sort((a, b) => b - a)) {
       if (await this.exists(location.bucket, `${base}${stepDirName(step)}/${COMPLETE_MARKER}`)) return step;
     }
@@ -103,18 +102,12 @@ export class S3CheckpointStore {
     const location = parseS3Uri(rootUri);
     const base = `${keyPrefix(location)}${stepDirName(step)}/`;
     const keys: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({
-          Bucket: location.bucket,
-          Prefix: base,
-          ...(token ? { ContinuationToken: token } : {}),
-        }),
-      );
+    for await (const page of paginateListObjectsV2(
+      { client: this.client },
+      { Bucket: location.bucket, Prefix: base },
+    )) {
       for (const { Key } of page.Contents ?? []) if (Key) keys.push(Key.slice(base.length));
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
+    }
     if (!keys.includes(COMPLETE_MARKER))
       throw new Error(`${rootUri}/${stepDirName(step)} is not complete in S3`);
     const temp = join(dirname(localStepDir), `.download-${stepDirName(step)}-${process.pid}`);
