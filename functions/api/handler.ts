@@ -17,8 +17,8 @@ import { isThrottling, route, throttled } from './routes.ts';
 export const createApiHandler = (options: HandlerOptions) => {
   const deps = functionDeps('api', options);
   const schedulerEvents = new SchedulerEvents(deps.clients.sqs, deps.env[ENV.schedulerEventsQueueUrl]);
-  const logsBucket = deps.env[ENV.logsBucket];
-  const logs = logsBucket ? new S3LogStore(deps.clients.s3, logsBucket) : null;
+  const bucket = deps.env[ENV.bucket];
+  const logs = bucket ? new S3LogStore(deps.clients.s3, bucket) : null;
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(injectLambdaContext(deps.logger))
     .use(logMetrics(deps.metrics))

@@ -25,9 +25,10 @@ export const ENV = {
   /** Set only locally: the AWS-compatible endpoint every client talks to. */
   endpoint: 'AWS_ENDPOINT_URL',
   region: 'AWS_REGION',
-  /** The bucket holding worker logs under `jobs/<jobId>/logs/` (read by the API). */
-  logsBucket: 'TESSERA_LOGS_BUCKET',
-  /** The cluster bucket (`GET /config` tells the CLI where to upload working directories). */
+  /**
+   * The cluster bucket: the API reads worker logs under `jobs/<jobId>/logs/` in it, and `GET /config` tells the CLI
+   * where to upload working directories.
+   */
   bucket: 'TESSERA_BUCKET',
   /** `arn:<partition>:ec2:<region>:<account>:instance/`: keys of the hosts' desired-state copies (least privilege). */
   hostArnPrefix: 'TESSERA_HOST_ARN_PREFIX',
@@ -73,7 +74,6 @@ const schemas = {
   api: z.object({
     ...tables,
     [ENV.schedulerEventsQueueUrl]: required,
-    [ENV.logsBucket]: z.string().min(1).optional(),
     [ENV.bucket]: z.string().min(1).optional(),
     [ENV.region]: z.string().min(1).optional(),
     [ENV.endpoint]: z.string().min(1).optional(),

@@ -102,12 +102,7 @@ export class TesseraStack extends Stack {
       repositoryRoot: root,
       perfDataDir: props.perfDataDir ?? resolveDataDir(),
       environment: {
-        api: {
-          ...tableEnv,
-          ...events,
-          [ENV.logsBucket]: this.storage.bucket.bucketName,
-          [ENV.bucket]: this.storage.bucket.bucketName,
-        },
+        api: { ...tableEnv, ...events, [ENV.bucket]: this.storage.bucket.bucketName },
         ingest: { ...tableEnv, ...events, [ENV.submissionsDlqUrl]: q.submissionsDlq.queueUrl },
         round: {
           ...tableEnv,

@@ -129,7 +129,7 @@ describe('dashboard in Chromium', {
       .job.jobId;
     const logDir = mkdtempSync(join(tmpdir(), 'tessera-dash-logs-'));
     const shipper = new LogShipper({
-      sink: new S3LogSink(cp.clients.s3, cp.runner.environment('api')[ENV.logsBucket]!),
+      sink: new S3LogSink(cp.clients.s3, cp.runner.environment('api')[ENV.bucket]!),
       hostId: 'host-dash',
       statePath: join(logDir, 'shipping.json'),
       clock: { now: () => Date.now() },

@@ -20,7 +20,7 @@ const dir = tempDir('tessera-it-logs-');
 before(async () => {
   cp = await startControlPlane();
   jobId = (await submit(cp, jobDocument({ name: 'chatty' }))).body.job.jobId;
-  const bucket = cp.runner.environment('api')[ENV.logsBucket];
+  const bucket = cp.runner.environment('api')[ENV.bucket];
   assert.ok(bucket, 'the stack gives the api function its logs bucket');
   const shipper = new LogShipper({
     sink: new S3LogSink(cp.clients.s3, bucket),

@@ -186,7 +186,7 @@ export const startLocalCloud = async (options: LocalCloudOptions): Promise<Local
       // The copy the round writes with each host's job-data credentials (vended on the endpoint's STS).
       ...(roundTables.hostArnPrefix ? { desiredKeyPrefix: roundTables.hostArnPrefix } : {}),
       telemetryQueueUrl: telemetryQueue!.url!,
-      logsBucket: runner.environment('api')[ENV.logsBucket],
+      logsBucket: runner.environment('api')[ENV.bucket],
       bus: endpoint.events,
       instances: () => endpoint.ec2.instances(),
       log,

@@ -146,7 +146,7 @@ describe('functions', () => {
     );
     const tables = [ENV.jobsTable, ENV.hostsTable, ENV.hostArnPrefix, ENV.profilesTable, ENV.stateTable];
     assert.deepEqual(vars, {
-      api: [...tables, ENV.schedulerEventsQueueUrl, ENV.logsBucket, ENV.bucket].sort(),
+      api: [...tables, ENV.schedulerEventsQueueUrl, ENV.bucket].sort(),
       ingest: [...tables, ENV.schedulerEventsQueueUrl, ENV.submissionsDlqUrl].sort(),
       round: [
         ...tables,
@@ -239,7 +239,7 @@ describe('least privilege', () => {
       .find((s) => s.Sid === 'ListJobLogs');
     assert.deepEqual(list?.Condition, { StringLike: { 's3:prefix': ['jobs/*/logs/', 'jobs/*/logs/*'] } });
     const api = json.Resources[logicalId(stack.functions.api)]!.Properties;
-    assert.deepEqual((api.Environment as { Variables: Record<string, unknown> }).Variables[ENV.logsBucket], {
+    assert.deepEqual((api.Environment as { Variables: Record<string, unknown> }).Variables[ENV.bucket], {
       Ref: logicalId(stack.storage.bucket),
     });
   });
