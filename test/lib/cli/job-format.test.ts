@@ -4,7 +4,7 @@ import { jobView } from '../../../functions/api/views.ts';
 import { jobDetails } from '../../../lib/cli/job-format.ts';
 import { jobItem } from '../aws/support/items.ts';
 
-const NOW = Date.parse('2026-11-23T12:00:00Z');
+const NOW = Date.parse('2026-11-23T12:00:00Z') / 1000; // epoch seconds
 
 describe('tessera job: where the model figures come from', () => {
   test('a catalog model says so', () => {
