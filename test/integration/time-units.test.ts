@@ -3,8 +3,12 @@
 // seconds, so an upgraded round neither misorders nor mis-ages them (lib/aws/items/epoch-seconds.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { changeShardOf, withChangeStamp } from '../../lib/aws/repositories/jobs-repository.ts';
+import {
+  QueueSnapshotRepository,
+  SNAPSHOT_KEY,
+} from '../../lib/aws/repositories/queue-snapshot-repository.ts';
 import { jobIdFor, newJobItem } from '../../lib/aws/submit-job.ts';
 import { JOBS_TABLE } from '../../lib/aws/tables.ts';
 import { validateJobSpec } from '../../lib/protocol/job-spec.ts';
@@ -238,5 +242,36 @@ describe('upgrade: items written in epoch milliseconds', () => {
       Number(item?.submittedAt) > 1e11,
       'untouched attributes keep their stored value (read as seconds)',
     );
+  });
+
+  test('a legacy queue snapshot header (watermarkMs) is not used; the next one is written in seconds', async () => {
+    const snapshots = new QueueSnapshotRepository(cp.clients.dynamodb, cp.state.tableName);
+    const now = nowSeconds();
+    await cp.clients.dynamodb.send(
+      new PutCommand({
+        TableName: cp.state.tableName,
+        Item: {
+          key: SNAPSHOT_KEY,
+          id: 'old',
+          watermarkMs: now * 1000,
+          fullReadAtMs: now * 1000,
+          chunks: 0,
+          count: 0,
+          sha256: 'x',
+        },
+      }),
+    );
+    assert.deepEqual(await snapshots.load(), { invalid: 'no snapshot' }, 'the round reads the queue in full');
+    const { header } = await snapshots.writeChunks('new', {
+      watermarkMs: now * 1000,
+      fullReadAtMs: now * 1000,
+      jobs: [],
+    });
+    await cp.clients.dynamodb.send(new UpdateCommand(header.item.Update as never));
+    const stored = await raw(cp.state.tableName, { key: SNAPSHOT_KEY });
+    assert.equal(stored?.watermarkMs, undefined);
+    assert.ok(Math.abs(Number(stored?.watermark) - now) < 0.01, `watermark ${stored?.watermark} s`);
+    const loaded = await snapshots.load();
+    assert.ok('watermarkMs' in loaded && Math.abs(loaded.watermarkMs - now * 1000) < 1);
   });
 });
