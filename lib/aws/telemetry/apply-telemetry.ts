@@ -1,8 +1,8 @@
 /**
  * Applies agent telemetry to the Jobs, Hosts and Profiles tables. Every write is conditional or monotonic
  * (progress and checkpoint steps only grow, a job ends once, a lost host stays lost), so a message delivered
- * twice, late or out of order changes nothing it should not. Times written are the control plane's clock: the
- * round compares them with its own.
+ * twice, late or out of order changes nothing it should not. Times written are the control plane's clock (epoch
+ * seconds): the round compares them with its own.
  */
 
 import { findGpuType } from '../../core/catalog/gpus.ts';
