@@ -1,6 +1,8 @@
 /**
  * The reconciler's state: plain JSON, so the agent can persist it next to the worker pids and a
- * restarted agent can pick up where the previous one stopped. Validated on load.
+ * restarted agent can pick up where the previous one stopped. Validated on load. Its instants
+ * (`requestedAt`, `deadline`, `restartAt`, `startedAt`) are the agent clock's epoch milliseconds (clock.ts): timer
+ * state of one host, never sent; everything the agent sends is in seconds (lib/protocol).
  */
 import { z } from 'zod';
 import { desiredJobSchema } from '../../lib/protocol/desired-state.ts';

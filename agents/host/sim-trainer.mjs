@@ -438,7 +438,7 @@ async function train(config, options) {
     state = trainStep(state, step);
     if (options.stepLog) {
       const { jobId, generation, rank } = config;
-      const line = { jobId, generation, rank, step, state, pid: process.pid, time: Date.now() };
+      const line = { jobId, generation, rank, step, state, pid: process.pid, time: Date.now() / 1000 }; // epoch s
       appendFileSync(options.stepLog, `${JSON.stringify(line)}\n`);
     }
     const stepTime = (performance.now() - began) / 1000;

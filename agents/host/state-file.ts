@@ -22,6 +22,7 @@ export const persistedProcessSchema = z.object({
 export const agentStateFileSchema = z.object({
   version: z.literal(1),
   hostId: z.string(),
+  /** Epoch ms of the agent clock, like the reconciler's timer instants (reconciler-state.ts): host-local. */
   savedAt: z.number(),
   reconciler: reconcilerStateSchema,
   processes: z.array(persistedProcessSchema),

@@ -177,7 +177,7 @@ const cancel = async (deps: ApiDeps, jobId: string, tenant: string) => {
     const now = deps.clock();
     const waiting = job.status === 'queued' || job.status === 'suspended';
     const timeline = appendTimeline(job.timeline, {
-      at: now / 1000,
+      at: now,
       kind: waiting ? 'cancelled' : 'cancelRequested',
     });
     const updated = await deps.jobs.updateIf(
@@ -187,7 +187,7 @@ const cancel = async (deps: ApiDeps, jobId: string, tenant: string) => {
             set: {
               status: 'cancelled',
               updatedAt: now,
-              expiresAt: Math.floor(now / 1000) + RETENTION.terminalJobSeconds,
+              expiresAt: Math.floor(now) + RETENTION.terminalJobSeconds,
               timeline,
             },
           }

@@ -4,7 +4,9 @@ import type { JobItem } from '../../lib/aws/items/job-item.ts';
 import type { LogPage } from '../../lib/aws/logs/read-log-page.ts';
 import { allocationGpuCount } from '../../lib/core/model/plan.ts';
 
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+/** Items store epoch seconds; the API shows ISO 8601 instants (unit-free, and what people and `Date.parse` read). */
+const iso = (seconds: number | undefined) =>
+  seconds === undefined ? undefined : new Date(seconds * 1000).toISOString();
 
 export const jobView = (job: JobItem) => ({
   jobId: job.jobId,
@@ -24,7 +26,7 @@ export const jobView = (job: JobItem) => ({
   submittedAt: iso(job.submittedAt),
   updatedAt: iso(job.updatedAt),
   ...(job.runningSince !== undefined && (job.status === 'running' || job.status === 'checkpointing')
-    ? { startedAt: iso(job.runningSince * 1000) }
+    ? { startedAt: iso(job.runningSince) }
     : {}),
   ...(job.allocation
     ? {
@@ -40,14 +42,14 @@ export const jobView = (job: JobItem) => ({
   checkpointStep: job.checkpointStep,
   restarts: job.restarts,
   migrations: job.migrations,
-  ...(job.finishTime !== undefined ? { finishedAt: iso(job.finishTime * 1000) } : {}),
+  ...(job.finishTime !== undefined ? { finishedAt: iso(job.finishTime) } : {}),
   ...(job.failureReason ? { failureReason: job.failureReason } : {}),
   command: job.launch.command,
   ...(job.launch.image ? { image: job.launch.image } : {}),
   ...(job.launch.workdir ? { workdir: job.launch.workdir } : {}),
   ...(job.launch.setup ? { setup: job.launch.setup } : {}),
   ...(job.spec.labels ? { labels: job.spec.labels } : {}),
-  timeline: (job.timeline ?? []).map((e) => ({ ...e, at: iso(e.at * 1000)! })),
+  timeline: (job.timeline ?? []).map((e) => ({ ...e, at: iso(e.at)! })),
   ...waitView(job),
 });
 
@@ -84,7 +86,7 @@ const waitView = (job: JobItem) => {
   return {
     ...(job.waitReason ? { waitReason: job.waitReason } : {}),
     ...(job.queuePosition !== undefined ? { queuePosition: job.queuePosition } : {}),
-    ...(job.estimatedStart !== undefined ? { estimatedStart: iso(job.estimatedStart * 1000) } : {}),
+    ...(job.estimatedStart !== undefined ? { estimatedStart: iso(job.estimatedStart) } : {}),
   };
 };
 

@@ -26,8 +26,8 @@ import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/functi
 import { detailsLogger } from '../shared/observability.ts';
 
 /** The lease outlives the invocation by this much, in case the clock of the next one runs a little ahead. */
-export const LEASE_MARGIN_MS = 10_000;
-const DEFAULT_LEASE_MS = 120_000;
+export const LEASE_MARGIN_SECONDS = 10;
+const DEFAULT_LEASE_SECONDS = 120;
 
 export type RoundTrigger = ScheduledEvent | SQSEvent;
 
@@ -70,8 +70,8 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
       const started = deps.clock();
       const remaining =
         typeof context.getRemainingTimeInMillis === 'function'
-          ? context.getRemainingTimeInMillis()
-          : DEFAULT_LEASE_MS;
+          ? context.getRemainingTimeInMillis() / 1000
+          : DEFAULT_LEASE_SECONDS;
       const report = await runRound(
         {
           dynamodb: deps.clients.dynamodb,
@@ -93,9 +93,9 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
           checkpointRoot: deps.env[ENV.checkpointRoot],
           fleet: deps.env[ENV.fleet],
           holder: context.awsRequestId,
-          leaseMs: remaining + LEASE_MARGIN_MS,
+          leaseSeconds: remaining + LEASE_MARGIN_SECONDS,
           // A full read of a long queue gets at most 40 % of the invocation; it goes on in the next round.
-          queueReadSeconds: Math.min(20, (0.4 * remaining) / 1000),
+          queueReadSeconds: Math.min(20, 0.4 * remaining),
         },
       );
       const m = deps.metrics;
@@ -105,7 +105,7 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
         return report;
       }
       m.addMetric('RoundsCompleted', 'Count', 1);
-      m.addMetric('RoundDuration', 'Milliseconds', deps.clock() - started);
+      m.addMetric('RoundDuration', 'Seconds', deps.clock() - started);
       m.addMetric('WriteConflicts', 'Count', report.conflicts.length);
       m.addMetric('InstancesLaunched', 'Count', report.launched.length);
       m.addMetric('InstancesTerminated', 'Count', report.terminated.length);

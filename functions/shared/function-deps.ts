@@ -14,6 +14,7 @@ import {
   readFunctionEnv,
   tableNames,
 } from '../../lib/aws/environment.ts';
+import { epochSecondsNow } from '../../lib/aws/items/epoch-seconds.ts';
 import { HostsRepository } from '../../lib/aws/repositories/hosts-repository.ts';
 import { JobsRepository } from '../../lib/aws/repositories/jobs-repository.ts';
 import { ProfilesRepository } from '../../lib/aws/repositories/profiles-repository.ts';
@@ -23,6 +24,7 @@ import { createObservability } from './observability.ts';
 export interface HandlerOptions {
   readonly env: Env;
   readonly clients?: AwsClients;
+  /** Epoch seconds (default: the wall clock). */
   readonly clock?: () => number;
   readonly logger?: Logger;
   readonly metrics?: Metrics;
@@ -31,6 +33,7 @@ export interface HandlerOptions {
 export interface FunctionDeps<K extends FunctionKind> {
   readonly env: FunctionEnv<K>;
   readonly clients: AwsClients;
+  /** Epoch seconds: every time a handler writes is in seconds (lib/aws/items/epoch-seconds.ts). */
   readonly clock: () => number;
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -51,7 +54,7 @@ export const functionDeps = <K extends FunctionKind>(kind: K, options: HandlerOp
   return {
     env,
     clients,
-    clock: options.clock ?? Date.now,
+    clock: options.clock ?? epochSecondsNow,
     ...observability,
     jobs: new JobsRepository(clients.dynamodb, names.jobs),
     hosts: new HostsRepository(clients.dynamodb, names.hosts, names.hostArnPrefix),

@@ -13,6 +13,7 @@ import type { SchedulerEvents } from './sqs/scheduler-events.ts';
 export interface SubmitDependencies {
   readonly jobs: JobsRepository;
   readonly schedulerEvents: SchedulerEvents;
+  /** Epoch seconds. */
   readonly clock: () => number;
   readonly newId?: () => string;
   readonly log: { warn(message: string, details?: Record<string, unknown>): void };
@@ -35,16 +36,17 @@ export class ClientTokenConflictError extends Error {
 export const jobIdFor = (tenant: string, clientToken: string): string =>
   `job-${createHash('sha256').update(`${tenant}\0${clientToken}`).digest('hex').slice(0, 24)}`;
 
-export const newJobItem = (request: SubmitRequest, jobId: string, nowMs: number): JobItem => {
+/** The item of a job submitted at `now` (epoch seconds). */
+export const newJobItem = (request: SubmitRequest, jobId: string, now: number): JobItem => {
   const token = request.document.clientToken ?? request.fallbackToken;
-  const spec = toJobSpec(request.document, { id: jobId, tenant: request.tenant, submitTime: nowMs / 1000 });
+  const spec = toJobSpec(request.document, { id: jobId, tenant: request.tenant, submitTime: now });
   const { setup, ...launch } = toJobLaunch(request.document);
   return {
     jobId,
     tenant: request.tenant,
     status: 'queued',
-    submittedAt: nowMs,
-    updatedAt: nowMs,
+    submittedAt: now,
+    updatedAt: now,
     ...(token ? { clientToken: token } : {}),
     fingerprint: jobSpecFingerprint(request.document),
     // Copies: the stored item's arrays are mutable, the core's readonly.
@@ -57,13 +59,13 @@ export const newJobItem = (request: SubmitRequest, jobId: string, nowMs: number)
     progress: 0,
     attainedService: 0,
     runningSeconds: 0,
-    waitingSince: nowMs / 1000,
+    waitingSince: now,
     jobGeneration: 0,
     checkpointStep: -1,
     resumeStep: -1,
     restarts: 0,
     migrations: 0,
-    timeline: [{ at: nowMs / 1000, kind: 'submitted' }],
+    timeline: [{ at: now, kind: 'submitted' }],
   };
 };
 

@@ -181,7 +181,7 @@ const listJobs = async (
     else
       out(
         jobs.length > 0
-          ? jobsTable(jobs, Date.now())
+          ? jobsTable(jobs, Date.now() / 1000)
           : options.all
             ? 'no jobs'
             : 'no active jobs (--all shows finished ones)',
@@ -202,7 +202,7 @@ const showJob = async (id: string, options: ConnectionOptions) => {
   const client = await connect(options);
   const job = await client.getJob(id);
   if (options.json) json({ job });
-  else out(jobDetails(job, Date.now()));
+  else out(jobDetails(job, Date.now() / 1000));
 };
 
 const showLogs = async (

@@ -5,23 +5,26 @@ import { formatTable } from './table.ts';
 
 const DASH = '–';
 
-/** "3m 20s ago"-style age of an ISO time at `nowMs`. */
-export const age = (iso: string | undefined, nowMs: number): string => {
+/** Epoch seconds of an ISO time (the API's format). */
+const epochSecondsOf = (iso: string): number => Date.parse(iso) / 1000;
+
+/** "3m 20s ago"-style age of an ISO time at `now` (epoch seconds). */
+export const age = (iso: string | undefined, now: number): string => {
   if (!iso) return DASH;
-  const s = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
+  const s = Math.max(0, Math.round(now - epochSecondsOf(iso)));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
   if (s < 86_400) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
   return `${Math.floor(s / 86_400)}d${Math.floor((s % 86_400) / 3600)}h`;
 };
 
-/** A future time as "in 4m" (or the clock time when far), "now" when past. */
-export const until = (iso: string | undefined, nowMs: number): string => {
+/** A future time as "in 4m" (or the clock time when far), "now" when past; `now` in epoch seconds. */
+export const until = (iso: string | undefined, now: number): string => {
   if (!iso) return DASH;
-  const s = Math.round((Date.parse(iso) - nowMs) / 1000);
+  const s = Math.round(epochSecondsOf(iso) - now);
   if (Number.isNaN(s)) return DASH;
   if (s <= 0) return 'now';
-  return `in ${age(new Date(nowMs - s * 1000).toISOString(), nowMs)}`;
+  return `in ${age(new Date((now - s) * 1000).toISOString(), now)}`;
 };
 
 const gpusOf = (job: JobView): string =>
@@ -32,7 +35,8 @@ const gpusOf = (job: JobView): string =>
 const percent = (job: JobView): string =>
   `${Math.floor((100 * Math.min(job.progress, job.iterations)) / job.iterations)}%`;
 
-export const jobsTable = (jobs: readonly JobView[], nowMs: number): string =>
+/** The jobs as a table at `now` (epoch seconds). */
+export const jobsTable = (jobs: readonly JobView[], now: number): string =>
   formatTable(
     ['JOB', 'NAME', 'STATUS', 'GPUS', 'PROGRESS', 'QUEUE', 'WHY IT WAITS', 'EST. START', 'AGE'],
     jobs.map((job) => [
@@ -43,8 +47,8 @@ export const jobsTable = (jobs: readonly JobView[], nowMs: number): string =>
       percent(job),
       job.queuePosition !== undefined ? String(job.queuePosition) : DASH,
       job.waitReason ?? DASH,
-      until(job.estimatedStart, nowMs),
-      age(job.submittedAt, nowMs),
+      until(job.estimatedStart, now),
+      age(job.submittedAt, now),
     ]),
     { leftAligned: 7 },
   );
@@ -72,7 +76,8 @@ const codeLines = (job: JobView): string[] => [
 ];
 
 /** One job: spec, placement, wait, and its timeline. */
-export const jobDetails = (job: JobView, nowMs: number): string => {
+/** One job in full at `now` (epoch seconds). */
+export const jobDetails = (job: JobView, now: number): string => {
   const lines = [
     `${job.jobId}${job.name ? ` (${job.name})` : ''}`,
     `  status:      ${job.status}${job.cancelRequested ? ' (cancel requested)' : ''}${job.failureReason ? ` — ${job.failureReason}` : ''}`,
@@ -93,7 +98,7 @@ export const jobDetails = (job: JobView, nowMs: number): string => {
     );
   if (job.waitReason || job.queuePosition !== undefined || job.estimatedStart)
     lines.push(
-      `  waiting:     ${job.waitReason ?? DASH}; queue position ${job.queuePosition ?? DASH}; estimated start ${job.estimatedStart ? `${job.estimatedStart} (${until(job.estimatedStart, nowMs)})` : DASH}`,
+      `  waiting:     ${job.waitReason ?? DASH}; queue position ${job.queuePosition ?? DASH}; estimated start ${job.estimatedStart ? `${job.estimatedStart} (${until(job.estimatedStart, now)})` : DASH}`,
     );
   lines.push('  timeline:');
   for (const event of job.timeline ?? [])

@@ -14,6 +14,7 @@ export const dataCredentialSetSchema = z.object({
   accessKeyId: z.string().min(1),
   secretAccessKey: z.string().min(1),
   sessionToken: z.string().min(1),
+  /** Epoch seconds. */
   expiresAt: z.number(),
 });
 

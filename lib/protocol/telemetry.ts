@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 
+/** Every message: the host it speaks for, and when it was sent (epoch seconds, the agent's clock). */
 const base = { hostId: z.string(), at: z.number() };
 const jobRef = { jobId: z.string(), jobGeneration: z.int() };
 const step = z.int().nonnegative();

@@ -28,7 +28,8 @@ const BURST = 10_000;
 let cp: ControlPlane;
 /** Seconds the control plane runs ahead of the wall clock: lets a killed round's lease expire without waiting. */
 let skewSeconds = 0;
-const clock = () => Date.now() + skewSeconds * 1000;
+/** The control plane's clock, epoch seconds. */
+const clock = () => Date.now() / 1000 + skewSeconds;
 /** When set, the round's DynamoDB client "dies" at this call: it and every later call of that round fail. */
 let killAtCall: number | undefined;
 let callsThisRound = 0;
@@ -84,7 +85,7 @@ const round = async (): Promise<RoundReport | Error> => {
   }
 };
 const telemetry = (...messages: unknown[]) => sendTelemetry(cp, ...messages);
-const beatAll = () => telemetry(...HOSTS.map((hostId) => heartbeat(hostId, clock() / 1000)));
+const beatAll = () => telemetry(...HOSTS.map((hostId) => heartbeat(hostId, clock())));
 /** Submits through the API, retrying while it answers 503 (throttled). */
 const submitJobs = async (count: number, tag: string, gpus = 1) => {
   for (let i = 0; i < count; i++) {
@@ -158,7 +159,7 @@ describe('faults', () => {
     const progress = (step: number) => ({
       type: 'progress',
       hostId,
-      at: clock() / 1000,
+      at: clock(),
       jobId: running.jobId,
       jobGeneration: running.jobGeneration,
       step,
@@ -181,7 +182,7 @@ describe('faults', () => {
     const claim = {
       type: 'finished',
       hostId: victimHost,
-      at: clock() / 1000,
+      at: clock(),
       jobId: victim.jobId,
       jobGeneration: victim.jobGeneration,
       step: 1e9,
@@ -246,7 +247,7 @@ describe('faults', () => {
     )!;
     const silent = job.allocation!.slices[0]!.hostId;
     skewSeconds += 400;
-    await telemetry(...HOSTS.filter((h) => h !== silent).map((hostId) => heartbeat(hostId, clock() / 1000)));
+    await telemetry(...HOSTS.filter((h) => h !== silent).map((hostId) => heartbeat(hostId, clock())));
     await round();
     const host = await cp.hosts.get(silent);
     assert.equal(host?.state, 'lost');
@@ -264,7 +265,7 @@ describe('faults', () => {
     await telemetry({
       type: 'heartbeat',
       hostId,
-      at: clock() / 1000,
+      at: clock(),
       appliedGeneration: null,
       draining: false,
       evacuating: null,

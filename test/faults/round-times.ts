@@ -41,7 +41,7 @@ for (const size of sizes.length > 0 ? sizes : [2000]) {
     );
     const writeStart = performance.now();
     // Submitted a while ago: the first round reads the queue in full, later ones only what changed since.
-    await writeBurst(cp, size, 'rt', { changedAt: Date.now() - 600_000, gpus: (i) => 1 + (i % 4) });
+    await writeBurst(cp, size, 'rt', { changedAt: Date.now() / 1000 - 600, gpus: (i) => 1 + (i % 4) });
     const loadSeconds = (performance.now() - writeStart) / 1000;
     const times: number[] = [];
     const phases: Record<string, number | string>[] = [];

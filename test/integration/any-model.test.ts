@@ -88,7 +88,7 @@ describe('a model outside the catalog', () => {
     await sendTelemetry(cp, {
       type: 'progress',
       hostId: 'host-1',
-      at: Date.now(),
+      at: Date.now() / 1000,
       jobId,
       jobGeneration: placed.jobGeneration,
       step: 10,
@@ -141,7 +141,7 @@ describe('a model outside the catalog', () => {
 
     const view = await getJob(jobId);
     assert.equal(view.modelBasis, 'calibrated');
-    const text = jobDetails(view, Date.now());
+    const text = jobDetails(view, Date.now() / 1000);
     assert.match(text, /model: +acme\/llm-350m \(calibrated from 1 throughput report\(s\)\)/);
     assert.match(text, /throughput: +predicted [\d.]+ it\/s on this placement, measured [\d.]+ it\/s/);
   });

@@ -75,7 +75,7 @@ describe('fleet events', () => {
     await telemetry({
       type: 'checkpointed',
       hostId: hosts[0],
-      at: Date.now(),
+      at: Date.now() / 1000,
       jobId: job!.jobId,
       jobGeneration: job!.jobGeneration,
       step: 40,

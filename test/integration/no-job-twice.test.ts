@@ -21,7 +21,8 @@ import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support
 let cp: ControlPlane;
 /** Seconds the control plane's clock runs ahead of the wall clock (to pass the heartbeat timeout). */
 let skewSeconds = 0;
-const clock = () => Date.now() + skewSeconds * 1000;
+/** The control plane's clock, epoch seconds. */
+const clock = () => Date.now() / 1000 + skewSeconds;
 
 before(async () => {
   cp = await startControlPlane({
@@ -39,7 +40,7 @@ after(async () => {
 
 const round = () => invokeRound(cp);
 const telemetry = (...messages: unknown[]) => sendTelemetry(cp, ...messages);
-const heartbeat = (hostId: string, jobs: unknown[] = []) => hostHeartbeat(hostId, clock() / 1000, jobs);
+const heartbeat = (hostId: string, jobs: unknown[] = []) => hostHeartbeat(hostId, clock(), jobs);
 const copyOf = (hostId: string) =>
   new DynamoDbDesiredStateSource(cp.clients.dynamodb, {
     tableName: cp.hosts.tableName,
@@ -78,7 +79,7 @@ describe('no job twice, no job lost', () => {
       {
         type: 'progress',
         hostId: oldHost,
-        at: clock() / 1000,
+        at: clock(),
         jobId,
         jobGeneration: first.jobGeneration,
         step: 500,
@@ -89,7 +90,7 @@ describe('no job twice, no job lost', () => {
       {
         type: 'checkpointed',
         hostId: oldHost,
-        at: clock() / 1000,
+        at: clock(),
         jobId,
         jobGeneration: first.jobGeneration,
         step: 400,
@@ -98,7 +99,7 @@ describe('no job twice, no job lost', () => {
       {
         type: 'finished',
         hostId: oldHost,
-        at: clock() / 1000,
+        at: clock(),
         jobId,
         jobGeneration: first.jobGeneration,
         step: 1_000_000,

@@ -101,7 +101,11 @@ describe('queue view', () => {
     const head = (await cp.jobs.listByStatuses(['queued'])).items.sort(
       (a, b) => a.submittedAt - b.submittedAt,
     )[0]!;
-    const lagging = new JobsRepository(cp.clients.dynamodb, cp.jobs.tableName, () => Date.now() - 3600_000);
+    const lagging = new JobsRepository(
+      cp.clients.dynamodb,
+      cp.jobs.tableName,
+      () => Date.now() / 1000 - 3600,
+    );
     assert.ok(await lagging.updateIf(head.jobId, { set: { status: 'cancelled' } }, { status: ['queued'] }));
     const report = await round();
     assert.ok(

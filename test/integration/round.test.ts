@@ -78,9 +78,9 @@ describe('lease', () => {
     // (This job asks for a GPU no configured family offers: the next round fails it as unschedulable.)
     impossibleJob = (await submit(cp, jobDocument({ clientToken: 'fenced', gpuTypes: ['H100'] }))).body.job
       .jobId;
-    let now = Date.now();
+    let now = Date.now() / 1000;
     const clock = () => {
-      now += 1_000; // every reading a second later: the 500 ms lease is over before the first write
+      now += 1; // every reading a second later (epoch seconds): the 0.5 s lease is over before the first write
       return now;
     };
     const before = await cp.state.loadState();
@@ -102,7 +102,7 @@ describe('lease', () => {
           roundSeconds: 60,
           checkpointRoot: 'file:///tmp/x',
           holder: 'stale-round',
-          leaseMs: 500,
+          leaseSeconds: 0.5,
           fleet: {
             capacityType: 'spot',
             budgetPerHour: 0,
@@ -265,7 +265,7 @@ describe('fleet', () => {
     await telemetry({
       type: 'finished',
       hostId: instanceId,
-      at: Date.now(),
+      at: Date.now() / 1000,
       jobId: job!.jobId,
       jobGeneration: job!.jobGeneration,
       step: 5,
@@ -305,11 +305,11 @@ describe('schedule', {
 describe('isolation', () => {
   test('a write DynamoDB refuses (an item over 400 KB) fails alone; the writes around it are applied', async () => {
     await admitHosts(cp, 'iso-1', 'iso-2', 'iso-3');
-    const lease = (await cp.state.acquireLease('iso-test', Date.now(), 30_000))!;
+    const lease = (await cp.state.acquireLease('iso-test', Date.now() / 1000, 30))!;
     try {
       const note = (hostId: string, bytes: number) =>
         cp.hosts.roundWrite(hostId, { set: { stateReason: 'x'.repeat(bytes) } }, 0);
-      const result = await writeFenced(cp.clients.dynamodb, cp.state.fence(lease, Date.now()), [
+      const result = await writeFenced(cp.clients.dynamodb, cp.state.fence(lease, Date.now() / 1000), [
         note('iso-1', 10),
         note('iso-2', 450_000),
         note('iso-3', 10),

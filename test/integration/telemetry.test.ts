@@ -69,7 +69,7 @@ const round = () => invokeRound(cp);
 const progress = (step: number, stepTime: number): TelemetryMessage => ({
   type: 'progress',
   hostId: 'host-1',
-  at: Date.now(),
+  at: Date.now() / 1000,
   jobId,
   jobGeneration: generation,
   step,
@@ -168,7 +168,7 @@ describe('telemetry', () => {
     await send({
       type: 'checkpointed',
       hostId: 'host-1',
-      at: Date.now(),
+      at: Date.now() / 1000,
       jobId,
       jobGeneration: generation,
       step: 250,
@@ -182,7 +182,7 @@ describe('telemetry', () => {
     const late = {
       type: 'stopped',
       hostId: 'host-1',
-      at: Date.now(),
+      at: Date.now() / 1000,
       jobId,
       jobGeneration: generation,
       reason: 'rescale',
@@ -244,7 +244,7 @@ describe('telemetry', () => {
     await send({
       type: 'finished',
       hostId: 'host-1',
-      at: Date.now(),
+      at: Date.now() / 1000,
       jobId,
       jobGeneration: generation - 1,
       step: 1000,
@@ -252,7 +252,7 @@ describe('telemetry', () => {
     await send({
       type: 'finished',
       hostId: 'host-1',
-      at: Date.now(),
+      at: Date.now() / 1000,
       jobId,
       jobGeneration: generation,
       step: 1000,
@@ -370,7 +370,7 @@ describe('telemetry', () => {
     const stopped = (reason: string, jobGeneration: number, checkpointStep: number) => ({
       type: 'stopped',
       hostId: holder,
-      at: Date.now(),
+      at: Date.now() / 1000,
       jobId: placed.jobId,
       jobGeneration,
       reason,

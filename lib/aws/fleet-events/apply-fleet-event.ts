@@ -42,6 +42,7 @@ export interface FleetEventDependencies {
   readonly jobs: JobsRepository;
   readonly hosts: HostsRepository;
   readonly schedulerEvents: SchedulerEvents;
+  /** Epoch seconds. */
   readonly clock: () => number;
   readonly log: RoundLogger;
 }
@@ -93,12 +94,12 @@ export const applyFleetEvent = async (
 };
 
 /** Requeues every job holding GPUs on the host (those in its desired state), each only if unchanged since read. */
-const requeueJobsOf = async (deps: FleetEventDependencies, host: HostItem, reason: string, nowMs: number) => {
+const requeueJobsOf = async (deps: FleetEventDependencies, host: HostItem, reason: string, now: number) => {
   const jobIds = [...new Set((host.desired?.jobs ?? []).map((j) => j.jobId))];
   const requeued: string[] = [];
   for (const job of await deps.jobs.getMany(jobIds)) {
     if (isTerminal(job.status) || !job.allocation?.slices.some((s) => s.hostId === host.hostId)) continue;
-    const change = requeue(job, `host ${host.hostId}: ${reason}`, { nowMs });
+    const change = requeue(job, `host ${host.hostId}: ${reason}`, { now });
     const done = await deps.jobs.updateIf(job.jobId, change.changes, {
       status: [job.status],
       equals: { jobGeneration: job.jobGeneration },

@@ -35,6 +35,7 @@ export interface FleetInstance {
   readonly privateIp?: string;
   readonly lifecycle: Lifecycle;
   readonly gpuType?: string;
+  /** Epoch seconds. */
   readonly launchedAt?: number;
 }
 
@@ -166,6 +167,6 @@ const toFleetInstance = (instance: Instance): FleetInstance => {
     ...(instance.Placement?.AvailabilityZone ? { zone: instance.Placement.AvailabilityZone } : {}),
     ...(instance.PrivateIpAddress ? { privateIp: instance.PrivateIpAddress } : {}),
     ...(gpuType ? { gpuType } : {}),
-    ...(instance.LaunchTime ? { launchedAt: instance.LaunchTime.getTime() } : {}),
+    ...(instance.LaunchTime ? { launchedAt: instance.LaunchTime.getTime() / 1000 } : {}),
   };
 };

@@ -40,7 +40,7 @@ export interface FleetPlan {
 }
 
 export interface FleetPlanInput {
-  /** Epoch ms. */
+  /** Epoch seconds. */
   readonly now: number;
   readonly config: FleetConfig;
   /** Live hosts: pending, active and draining. */
@@ -190,7 +190,7 @@ export const planFleet = (input: FleetPlanInput): FleetPlan => {
     // Only instances the fleet launched (or adopted from EC2) are its to terminate.
     if (host.launchedAt === undefined) continue;
     if (host.state === 'pending') {
-      if (now - host.launchedAt >= config.registrationTimeoutSeconds * 1000)
+      if (now - host.launchedAt >= config.registrationTimeoutSeconds)
         terminations.push({
           hostId: host.hostId,
           reason: `agent did not register within ${config.registrationTimeoutSeconds} s of launch`,
@@ -200,7 +200,7 @@ export const planFleet = (input: FleetPlanInput): FleetPlan => {
     if (host.state !== 'active' || input.busyHosts.has(host.hostId) || host.idleSince === undefined) continue;
     // Terminating a host while launching its type would only pay for a new boot.
     if (host.gpuType && launchingTypes.has(host.gpuType)) continue;
-    if (now - host.idleSince >= config.idleCooldownSeconds * 1000)
+    if (now - host.idleSince >= config.idleCooldownSeconds)
       terminations.push({ hostId: host.hostId, reason: `idle for ${config.idleCooldownSeconds} s` });
   }
   return { launches: [...launches.values()], terminations, unmet };

@@ -1,11 +1,12 @@
 /**
  * One item of the Hosts table (key `hostId`, the EC2 instance id): what the host is, where it sits in the
  * network, the desired state the host agent reads (attribute `desired`, with `desiredGeneration`), and what the
- * agent last reported. Times are epoch milliseconds.
+ * agent last reported. Times are epoch seconds, read through `epochSeconds` (legacy milliseconds converted).
  */
 import { z } from 'zod';
 import type { Host } from '../../core/model/cluster.ts';
 import { desiredStateSchema } from '../../protocol/desired-state.ts';
+import { epochSeconds } from './epoch-seconds.ts';
 
 export const HOST_STATES = [
   /** Launched, the agent has not registered yet. */
@@ -25,7 +26,7 @@ export const hostItemSchema = z.object({
   hostId: z.string().min(1),
   state: z.enum(HOST_STATES),
   stateReason: z.string().optional(),
-  stateChangedAt: z.number(),
+  stateChangedAt: epochSeconds(),
   instanceType: z.string().optional(),
   gpuType: z.string().optional(),
   gpuCount: z.int().nonnegative(),
@@ -39,11 +40,11 @@ export const hostItemSchema = z.object({
   address: z.string().optional(),
   /** On-demand list price per hour: the budget check counts it. */
   pricePerHour: z.number().nonnegative().optional(),
-  launchedAt: z.number().optional(),
-  registeredAt: z.number().optional(),
-  lastHeartbeatAt: z.number().optional(),
+  launchedAt: epochSeconds().optional(),
+  registeredAt: epochSeconds().optional(),
+  lastHeartbeatAt: epochSeconds().optional(),
   /** Since when the desired state has no workers (scale-in cool-down); absent while busy. */
-  idleSince: z.number().optional(),
+  idleSince: epochSeconds().optional(),
   desired: desiredStateSchema.optional(),
   desiredGeneration: z.int().nonnegative(),
   /** The job-data credentials last vended to the host (they sit on its desired-state copy): scope and expiry (s). */

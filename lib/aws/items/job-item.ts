@@ -1,12 +1,14 @@
 /**
  * One item of the Jobs table: the immutable spec and launch settings, plus the control plane's view of the
- * job. Times: `submittedAt`, `updatedAt`, `lastProgressAt` are epoch milliseconds (API and index order);
- * everything the scheduling core reads is in seconds (`waitingSince`, `runningSince`, `accountedAt`, …).
+ * job. Every time is in seconds (epoch-seconds.ts): instants are epoch seconds (`submittedAt`, `updatedAt`,
+ * `changedAt`, … — read through `epochSeconds`, which converts values stored in milliseconds before the upgrade),
+ * durations are seconds (`runningSeconds`); `attainedService` is GPU-seconds.
  */
 import { z } from 'zod';
 import { JOB_STATUSES, type JobState } from '../../core/model/job.ts';
 import { allocationGpuCount } from '../../core/model/plan.ts';
 import { allocationSchema, storedJobSpecSchema } from './allocation.ts';
+import { epochSeconds } from './epoch-seconds.ts';
 import { timelineEventSchema } from './job-timeline.ts';
 
 /** Where a model outside the catalog gets its figures, as of the latest round that changed them (round/model-estimates.ts). */
@@ -26,8 +28,9 @@ export const jobItemSchema = z.object({
   jobId: z.string().min(1),
   tenant: z.string().min(1),
   status: z.enum(JOB_STATUSES),
-  submittedAt: z.number(),
-  updatedAt: z.number(),
+  /** Epoch seconds of the submission (the status and tenant indexes' sort key) and of the latest update. */
+  submittedAt: epochSeconds(),
+  updatedAt: epochSeconds(),
   clientToken: z.string().optional(),
   /** sha256 of the submitted document without its client token (see `jobSpecFingerprint`). */
   fingerprint: z.string(),
@@ -44,9 +47,11 @@ export const jobItemSchema = z.object({
   /** GPU-seconds and seconds held, accounted up to `accountedAt` (the rest is derived when read). */
   attainedService: z.number().nonnegative(),
   runningSeconds: z.number().nonnegative(),
-  accountedAt: z.number().optional(),
-  waitingSince: z.number(),
-  runningSince: z.number().optional(),
+  /** Epoch seconds. */
+  accountedAt: epochSeconds().optional(),
+  /** Epoch seconds since the job waits (submission or latest requeue) and since it holds its current GPUs. */
+  waitingSince: epochSeconds(),
+  runningSince: epochSeconds().optional(),
   allocation: allocationSchema.optional(),
   /** Consolidation of the current allocation when it was placed (keys measured profiles). */
   placementLevel: z.enum(['machine', 'rack', 'network']).optional(),
@@ -64,10 +69,12 @@ export const jobItemSchema = z.object({
   /** Step the current placement resumes from (the newest checkpoint when it was decided). */
   resumeStep: z.int().min(-1),
   measuredThroughput: z.number().nonnegative().optional(),
-  lastProgressAt: z.number().optional(),
+  /** Epoch seconds of the latest progress report. */
+  lastProgressAt: epochSeconds().optional(),
   restarts: z.int().nonnegative(),
   migrations: z.int().nonnegative(),
-  finishTime: z.number().optional(),
+  /** Epoch seconds. */
+  finishTime: epochSeconds().optional(),
   failureReason: z.string().optional(),
   cancelRequested: z.boolean().optional(),
   /** What happened to the job, oldest first (job-timeline.ts). */
@@ -75,12 +82,17 @@ export const jobItemSchema = z.object({
   /** While waiting, as of the latest round that changed them: why, where in the queue, expected start (s). */
   waitReason: z.string().optional(),
   queuePosition: z.int().positive().optional(),
-  estimatedStart: z.number().optional(),
+  /** Epoch seconds. */
+  estimatedStart: epochSeconds().optional(),
   modelEstimate: modelEstimateSchema.optional(),
   /** Grows by one with every write (JobsRepository): orders two views of the job. */
   rev: z.int().nonnegative().optional(),
-  /** Wall-clock epoch ms of the latest write and its change-index shard (the round reads changes by these). */
-  changedAt: z.number().optional(),
+  /**
+   * Wall-clock epoch seconds (with decimals) of the latest write and its change-index shard (the round reads changes
+   * by these). Items last written before the upgrade hold milliseconds: the index returns them in every delta read
+   * (a number above any seconds value) until their next write, and their revision makes that harmless.
+   */
+  changedAt: epochSeconds().optional(),
   changeShard: z.string().optional(),
 });
 

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Level } from '../../core/model/topology.ts';
+import { epochSeconds } from './epoch-seconds.ts';
 
 export const profileItemSchema = z.object({
   signature: z.string().min(1),
@@ -20,7 +21,8 @@ export const profileItemSchema = z.object({
   sumIterationsPerSecond: z.number().nonnegative(),
   lastIterationsPerSecond: z.number().nonnegative(),
   lastSamplesPerSecond: z.number().nonnegative().optional(),
-  updatedAt: z.number(),
+  /** Epoch seconds of the latest sample. */
+  updatedAt: epochSeconds(),
 });
 
 export type ProfileItem = z.infer<typeof profileItemSchema>;

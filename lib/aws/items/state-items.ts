@@ -4,6 +4,7 @@
  * calibration), and text keeps them exactly as the core wrote them.
  */
 import { z } from 'zod';
+import { epochSeconds } from './epoch-seconds.ts';
 
 export const LEASE_KEY = 'round-lease';
 export const STATE_KEY = 'scheduler-state';
@@ -11,9 +12,14 @@ export const STATE_KEY = 'scheduler-state';
 export const leaseItemSchema = z.object({
   key: z.literal(LEASE_KEY),
   holder: z.string(),
-  /** Epoch ms after which another round may take the lease. */
-  expiresAt: z.number(),
-  acquiredAt: z.number(),
+  /**
+   * Epoch seconds after which another round may take the lease. Not `expiresAt`: that is the table's TTL attribute,
+   * and DynamoDB deleting an expired lease would restart its fencing token. A lease item from before the upgrade has
+   * only `expiresAt` (epoch ms, which TTL never reaches): it counts as expired, and the next acquisition removes it.
+   */
+  heldUntil: z.number(),
+  /** Epoch seconds. */
+  acquiredAt: epochSeconds(),
   /** Fencing token: grows with every acquisition, checked by every write of the holder. */
   token: z.int().positive(),
 });
@@ -22,10 +28,11 @@ export type LeaseItem = z.infer<typeof leaseItemSchema>;
 export const stateItemSchema = z.object({
   key: z.literal(STATE_KEY),
   round: z.int().nonnegative(),
+  /** Epoch seconds (the core's clock) of the latest round, and of the latest write. */
   lastRoundAt: z.number().optional(),
   /** JSON of the core SchedulerState. */
   state: z.string(),
   lastStats: z.record(z.string(), z.unknown()).optional(),
-  updatedAt: z.number(),
+  updatedAt: epochSeconds(),
 });
 export type StateItem = z.infer<typeof stateItemSchema>;

@@ -12,6 +12,7 @@ import type { JobStatus } from '../../core/model/job.ts';
 import { Expressions, type ItemChanges } from '../dynamo/expressions.ts';
 import type { LabelledWrite } from '../dynamo/fenced-writes.ts';
 import { collect, type Page, queryAll, queryIndexForValues, queryPage } from '../dynamo/pagination.ts';
+import { epochSecondsNow } from '../items/epoch-seconds.ts';
 import { type JobItem, jobItemSchema } from '../items/job-item.ts';
 import { JOBS_TABLE } from '../tables.ts';
 import { isConditionalCheckFailed } from './errors.ts';
@@ -27,7 +28,7 @@ export interface JobExpectation {
 
 type Client = Pick<DynamoDBDocumentClient, 'send'>;
 
-/** Wall-clock epoch ms of a write (the change index's sort key): compared only with other wall-clock stamps. */
+/** Wall-clock epoch seconds (with decimals) of a write (the change index's sort key): compared only with other wall-clock stamps. */
 export type WallClock = () => number;
 
 /** The change index shard of a job: a stable hash of its id. */
@@ -38,17 +39,17 @@ export const changeShardOf = (jobId: string): string => {
 };
 
 /** What every write of a job sets besides its own changes: where it sits in the change index, and a new revision. */
-const stamp = (jobId: string, changes: ItemChanges, nowMs: number): ItemChanges => ({
+const stamp = (jobId: string, changes: ItemChanges, now: number): ItemChanges => ({
   ...changes,
-  set: { ...changes.set, changedAt: nowMs, changeShard: changeShardOf(jobId) },
+  set: { ...changes.set, changedAt: now, changeShard: changeShardOf(jobId) },
   add: { ...changes.add, rev: 1 },
 });
 
 /** A new job item as stored: revision 1, in the change index. */
-export const withChangeStamp = (item: JobItem, nowMs: number): JobItem => ({
+export const withChangeStamp = (item: JobItem, now: number): JobItem => ({
   ...item,
   rev: 1,
-  changedAt: nowMs,
+  changedAt: now,
   changeShard: changeShardOf(item.jobId),
 });
 
@@ -65,7 +66,7 @@ export class JobsRepository {
   constructor(
     private readonly client: Client,
     readonly tableName: string,
-    private readonly wallClock: WallClock = Date.now,
+    private readonly wallClock: WallClock = epochSecondsNow,
   ) {}
 
   /** Writes a new job unless one with its id exists; then returns that one (a retried submit). */
@@ -139,10 +140,13 @@ export class JobsRepository {
   }
 
   /**
-   * Every job written at or after `sinceMs` (wall clock), from the change index (eventually consistent: a caller
-   * reads again from a little before its previous read). Raw items: the caller parses only what it needs.
+   * Every job written at or after `sinceMs` (the caller's in-process wall clock, epoch ms; the index holds epoch
+   * seconds), from the change index (eventually consistent: a caller reads again from a little before its previous
+   * read). Raw items: the caller parses only what it needs. Items last written before the upgrade to seconds hold
+   * milliseconds and so come back in every read until their next write (see job-item.ts `changedAt`).
    */
   async listChangedSince(sinceMs: number): Promise<Record<string, unknown>[]> {
+    const since = sinceMs / 1000;
     const index = JOBS_TABLE.indexes.byChange;
     const shards = Array.from({ length: JOBS_TABLE.changeShards }, (_, i) => `c${i}`);
     const pages = await Promise.all(
@@ -152,7 +156,7 @@ export class JobsRepository {
           queryAll(this.client, {
             TableName: this.tableName,
             IndexName: index.name,
-            KeyConditionExpression: `${x.eq(index.partitionKey, shard)} AND ${x.name(index.sortKey)} >= ${x.value(sinceMs)}`,
+            KeyConditionExpression: `${x.eq(index.partitionKey, shard)} AND ${x.name(index.sortKey)} >= ${x.value(since)}`,
             ...x.attributes(),
           }),
         );

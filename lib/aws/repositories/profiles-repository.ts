@@ -20,7 +20,7 @@ export interface ProfileSample {
   readonly samplesPerSecond?: number;
   /** How many telemetry reports this sample aggregates. */
   readonly count: number;
-  /** Epoch ms. */
+  /** Epoch seconds. */
   readonly at: number;
 }
 

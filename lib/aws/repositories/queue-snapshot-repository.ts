@@ -28,8 +28,12 @@ export const SNAPSHOT_CHUNK_BYTES = 350_000;
 const headerSchema = z.object({
   key: z.literal(SNAPSHOT_KEY),
   id: z.string(),
-  watermarkMs: z.number(),
-  fullReadAtMs: z.number(),
+  /**
+   * Epoch seconds (the view's in-process clock is ms: converted here). A header from before times were seconds has
+   * `watermarkMs` instead: it does not parse, so the round reads the queue in full once and writes a new one.
+   */
+  watermark: z.number(),
+  fullReadAt: z.number(),
   chunks: z.int().nonnegative(),
   count: z.int().nonnegative(),
   sha256: z.string(),
@@ -116,7 +120,7 @@ export class QueueSnapshotRepository {
     }
     if (jobs.length !== header.count)
       return { invalid: `${jobs.length} jobs where the header says ${header.count}` };
-    return { watermarkMs: header.watermarkMs, fullReadAtMs: header.fullReadAtMs, jobs };
+    return { watermarkMs: header.watermark * 1000, fullReadAtMs: header.fullReadAt * 1000, jobs };
   }
 
   /**
@@ -139,8 +143,8 @@ export class QueueSnapshotRepository {
     const header: SnapshotHeader = {
       key: SNAPSHOT_KEY,
       id,
-      watermarkMs: snapshot.watermarkMs,
-      fullReadAtMs: snapshot.fullReadAtMs,
+      watermark: snapshot.watermarkMs / 1000,
+      fullReadAt: snapshot.fullReadAtMs / 1000,
       chunks: chunks.length,
       count: snapshot.jobs.length,
       sha256: digest(chunks),
@@ -155,9 +159,9 @@ export class QueueSnapshotRepository {
           Update: {
             TableName: this.tableName,
             Key: { key: SNAPSHOT_KEY },
-            UpdateExpression: x.update({ set: fields }),
+            UpdateExpression: x.update({ set: fields, remove: ['watermarkMs', 'fullReadAtMs'] }),
             // Never back in time: a slower writer of an older view does not replace a newer one.
-            ConditionExpression: `attribute_not_exists(${x.name('watermarkMs')}) OR ${x.name('watermarkMs')} <= ${x.value(snapshot.watermarkMs)}`,
+            ConditionExpression: `attribute_not_exists(${x.name('watermark')}) OR ${x.name('watermark')} <= ${x.value(fields.watermark)}`,
             ...x.attributes(),
           },
         },

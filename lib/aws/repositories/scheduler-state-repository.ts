@@ -22,7 +22,8 @@ type Client = Pick<DynamoDBDocumentClient, 'send'>;
 export interface Lease {
   readonly holder: string;
   readonly token: number;
-  readonly expiresAt: number;
+  /** Epoch seconds. */
+  readonly heldUntil: number;
 }
 
 export interface LoadedState {
@@ -37,14 +38,19 @@ export class SchedulerStateRepository {
     readonly tableName: string,
   ) {}
 
-  /** Takes the lease if it is free or expired; undefined when another holder has it. */
-  async acquireLease(holder: string, now: number, durationMs: number): Promise<Lease | undefined> {
+  /**
+   * Takes the lease if it is free or expired (`now` in epoch seconds, the duration in seconds); undefined when another
+   * holder has it. A lease item without `heldUntil` was written before times were seconds: it counts as expired (a
+   * round still holding it fails its fenced writes, as the token moves on), and its `expiresAt` goes.
+   */
+  async acquireLease(holder: string, now: number, durationSeconds: number): Promise<Lease | undefined> {
     const x = new Expressions();
     const update = x.update({
-      set: { holder, expiresAt: now + durationMs, acquiredAt: now },
+      set: { holder, heldUntil: now + durationSeconds, acquiredAt: now },
       add: { token: 1 },
+      remove: ['expiresAt'],
     });
-    const condition = `attribute_not_exists(${x.name('key')}) OR ${x.name('expiresAt')} <= ${x.value(now)}`;
+    const condition = `attribute_not_exists(${x.name('key')}) OR attribute_not_exists(${x.name('heldUntil')}) OR ${x.name('heldUntil')} <= ${x.value(now)}`;
     try {
       const output = await this.client.send(
         new UpdateCommand({
@@ -57,7 +63,7 @@ export class SchedulerStateRepository {
         }),
       );
       const item: LeaseItem = parseItem(leaseItemSchema, output.Attributes, `${this.tableName} lease`);
-      return { holder: item.holder, token: item.token, expiresAt: item.expiresAt };
+      return { holder: item.holder, token: item.token, heldUntil: item.heldUntil };
     } catch (error) {
       if (isConditionalCheckFailed(error)) return undefined;
       throw error;
@@ -72,7 +78,7 @@ export class SchedulerStateRepository {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { key: LEASE_KEY },
-          UpdateExpression: x.update({ set: { expiresAt: 0 } }),
+          UpdateExpression: x.update({ set: { heldUntil: 0 } }),
           ConditionExpression: `${x.eq('holder', lease.holder)} AND ${x.eq('token', lease.token)}`,
           ...x.attributes(),
         }),
@@ -84,14 +90,14 @@ export class SchedulerStateRepository {
     }
   }
 
-  /** The ConditionCheck every write of the holder carries: still mine, not expired at `now`. */
+  /** The ConditionCheck every write of the holder carries: still mine, not expired at `now` (epoch seconds). */
   fence(lease: Lease, now: number): TransactItem {
     const x = new Expressions();
     return {
       ConditionCheck: {
         TableName: this.tableName,
         Key: { key: LEASE_KEY },
-        ConditionExpression: `${x.eq('holder', lease.holder)} AND ${x.eq('token', lease.token)} AND ${x.name('expiresAt')} > ${x.value(now)}`,
+        ConditionExpression: `${x.eq('holder', lease.holder)} AND ${x.eq('token', lease.token)} AND ${x.name('heldUntil')} > ${x.value(now)}`,
         ...x.attributes(),
       },
     };

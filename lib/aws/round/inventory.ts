@@ -9,14 +9,15 @@ import type { FleetInstance } from '../fleet/ec2-fleet.ts';
 import type { HostItem } from '../items/host-item.ts';
 
 /** DescribeInstances is eventually consistent: a just-launched instance may not be listed yet. */
-export const LISTING_GRACE_MS = 120_000;
+export const LISTING_GRACE_SECONDS = 120;
 
 export interface InventoryDecisions {
   readonly adopt: HostItem[];
   readonly vanished: HostItem[];
 }
 
-export const pendingHostItem = (instance: FleetInstance, nowMs: number, gpuTypeHint?: string): HostItem => {
+/** A host item for an instance the fleet launched or found, at `now` (epoch seconds). */
+export const pendingHostItem = (instance: FleetInstance, now: number, gpuTypeHint?: string): HostItem => {
   let gpuType = instance.gpuType ?? gpuTypeHint;
   let gpuCount = 0;
   let pricePerHour: number | undefined;
@@ -31,11 +32,11 @@ export const pendingHostItem = (instance: FleetInstance, nowMs: number, gpuTypeH
   return {
     hostId: instance.instanceId,
     state: 'pending',
-    stateChangedAt: nowMs,
+    stateChangedAt: now,
     instanceType: instance.instanceType,
     gpuCount,
     lifecycle: instance.lifecycle,
-    launchedAt: instance.launchedAt ?? nowMs,
+    launchedAt: instance.launchedAt ?? now,
     desiredGeneration: 0,
     ...(gpuType ? { gpuType } : {}),
     ...(pricePerHour !== undefined ? { pricePerHour } : {}),
@@ -47,13 +48,13 @@ export const pendingHostItem = (instance: FleetInstance, nowMs: number, gpuTypeH
 export const reconcileInventory = (
   instances: readonly FleetInstance[],
   liveHosts: readonly HostItem[],
-  nowMs: number,
+  now: number,
 ): InventoryDecisions => {
   const running = new Set(instances.map((i) => i.instanceId));
   const known = new Set(liveHosts.map((h) => h.hostId));
-  const adopt = instances.filter((i) => !known.has(i.instanceId)).map((i) => pendingHostItem(i, nowMs));
+  const adopt = instances.filter((i) => !known.has(i.instanceId)).map((i) => pendingHostItem(i, now));
   const vanished = liveHosts.filter(
-    (h) => h.launchedAt !== undefined && !running.has(h.hostId) && nowMs - h.launchedAt > LISTING_GRACE_MS,
+    (h) => h.launchedAt !== undefined && !running.has(h.hostId) && now - h.launchedAt > LISTING_GRACE_SECONDS,
   );
   return { adopt, vanished };
 };

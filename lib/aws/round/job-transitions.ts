@@ -27,13 +27,13 @@ export interface JobChange {
 
 export { assignMasterPorts, MASTER_PORT_BASE, MASTER_PORT_RANGE } from './rendezvous-ports.ts';
 
-/** Time units of a round: the core reads seconds, items keep epoch ms where the API shows them. */
+/** The time of a round: what the core reads and every item stores. */
 export interface RoundClock {
-  /** Epoch ms. */
-  readonly nowMs: number;
+  /** Epoch seconds. */
+  readonly now: number;
 }
 
-const seconds = (clock: RoundClock) => clock.nowMs / 1000;
+const seconds = (clock: RoundClock) => clock.now;
 
 /** GPU-seconds and seconds held since `accountedAt`, folded into the stored totals. */
 const foldedAccounting = (item: JobItem, clock: RoundClock) => {
@@ -54,7 +54,7 @@ const change = (
   event?: Omit<TimelineEvent, 'at'>,
 ): JobChange => {
   const timeline = event ? { timeline: appendTimeline(item.timeline, { at: seconds(clock), ...event }) } : {};
-  const withTime: ItemChanges = { ...changes, set: { ...changes.set, ...timeline, updatedAt: clock.nowMs } };
+  const withTime: ItemChanges = { ...changes, set: { ...changes.set, ...timeline, updatedAt: clock.now } };
   return {
     jobId: item.jobId,
     changes: withTime,
@@ -96,7 +96,7 @@ export const terminate = (
         status,
         ...(status === 'finished' ? { finishTime: seconds(clock) } : {}),
         ...(reason ? { failureReason: reason } : {}),
-        expiresAt: Math.floor(clock.nowMs / 1000) + RETENTION.terminalJobSeconds,
+        expiresAt: Math.floor(clock.now) + RETENTION.terminalJobSeconds,
       },
       remove: [
         'allocation',

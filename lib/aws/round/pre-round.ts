@@ -41,12 +41,13 @@ export interface PreRoundResult {
   readonly jobs: JobItem[];
 }
 
-export const lostHostChanges = (reason: string, nowMs: number): ItemChanges => ({
+/** A host declared lost at `now` (epoch seconds). */
+export const lostHostChanges = (reason: string, now: number): ItemChanges => ({
   set: {
     state: 'lost',
     stateReason: reason,
-    stateChangedAt: nowMs,
-    expiresAt: Math.floor(nowMs / 1000) + RETENTION.lostHostSeconds,
+    stateChangedAt: now,
+    expiresAt: Math.floor(now) + RETENTION.lostHostSeconds,
   },
   remove: ['idleSince'],
 });
@@ -61,15 +62,15 @@ export const preRound = (
   const hostsAfter = hosts.map((host) => {
     if (host.state !== 'active' && host.state !== 'draining') return host;
     const lastSeen = host.lastHeartbeatAt ?? host.registeredAt;
-    if (lastSeen === undefined || clock.nowMs - lastSeen <= heartbeatTimeoutSeconds * 1000) return host;
-    const why = `no heartbeat for ${Math.round((clock.nowMs - lastSeen) / 1000)} s`;
-    const changes = lostHostChanges(why, clock.nowMs);
+    if (lastSeen === undefined || clock.now - lastSeen <= heartbeatTimeoutSeconds) return host;
+    const why = `no heartbeat for ${Math.round(clock.now - lastSeen)} s`;
+    const changes = lostHostChanges(why, clock.now);
     const desired = stopOrder(host);
     const next = {
       ...host,
       state: 'lost' as const,
       stateReason: why,
-      stateChangedAt: clock.nowMs,
+      stateChangedAt: clock.now,
       desired,
       desiredGeneration: desired.generation,
     };

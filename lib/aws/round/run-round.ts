@@ -74,6 +74,7 @@ export interface RoundDependencies {
   readonly fleet?: Ec2Fleet;
   /** Absent when hosts reach job data with their own credentials (no HostDataRole, or checkpoints on local disk). */
   readonly dataAccess?: DataAccessSettings;
+  /** Epoch seconds. */
   readonly clock: () => number;
   readonly log: RoundLogger;
   /**
@@ -92,8 +93,8 @@ export interface RoundSettings {
   readonly fleet: FleetConfig;
   /** Who runs this round (the Lambda request id): the lease holder. */
   readonly holder: string;
-  /** How long the lease lasts: at least as long as the invocation may run. */
-  readonly leaseMs: number;
+  /** Seconds the lease lasts: at least as long as the invocation may run. */
+  readonly leaseSeconds: number;
   /** Seconds a full read of the queue may take in one round before it goes on in the next (default 20). */
   readonly queueReadSeconds?: number;
   /** No launches or terminations this round (the queue is not fully known yet). */
@@ -146,8 +147,7 @@ const skipped = (): RoundReport => ({
 });
 
 export const runRound = async (deps: RoundDependencies, settings: RoundSettings): Promise<RoundReport> => {
-  const startMs = deps.clock();
-  const lease = await deps.state.acquireLease(settings.holder, startMs, settings.leaseMs);
+  const lease = await deps.state.acquireLease(settings.holder, deps.clock(), settings.leaseSeconds);
   if (!lease) {
     deps.log.info('another round holds the lease; skipping', { holder: settings.holder });
     return skipped();
@@ -218,8 +218,8 @@ const leasedRound = async (
   fenced: Fenced,
   queue: QueueView,
 ): Promise<RoundReport> => {
-  const clock: RoundClock = { nowMs: deps.clock() };
-  const nowSeconds = clock.nowMs / 1000;
+  const clock: RoundClock = { now: deps.clock() };
+  const nowSeconds = clock.now;
   const timer = phaseTimer();
   // Jobs holding GPUs (bounded by the cluster) are read in full every round; the queue only by its changes.
   const [loaded, holdingRead, hostsRead, profilesRead, refreshed] = await Promise.all([
@@ -375,7 +375,7 @@ const leasedRound = async (
   for (const action of output.actions) actions[action.kind] = (actions[action.kind] ?? 0) + 1;
   const stats = { ...output.stats, unschedulable: output.stats.unschedulable.length, actions };
   const stateResult = await fenced([
-    deps.state.stateWrite(output.state, loaded.storedRound, clock.nowMs, stats),
+    deps.state.stateWrite(output.state, loaded.storedRound, clock.now, stats),
   ]);
   if (stateResult.conflicts.length > 0) {
     deps.log.warn('scheduler state changed during the round; the next round reloads it', {
@@ -563,7 +563,7 @@ const hostWritesFor = (
     const busy = (workers.get(host.hostId)?.length ?? 0) > 0;
     const idle: ItemChanges =
       !busy && host.idleSince === undefined
-        ? { set: { idleSince: clock.nowMs } }
+        ? { set: { idleSince: clock.now } }
         : busy && host.idleSince !== undefined
           ? { remove: ['idleSince'] }
           : {};
@@ -622,7 +622,7 @@ const reconcileFleet = async (
 ): Promise<InventoryResult> => {
   if (!deps.fleet) return { hosts: [...hosts], adopted: [] };
   const instances = await deps.fleet.listClusterInstances(settings.clusterName);
-  const decisions = reconcileInventory(instances, hosts, clock.nowMs);
+  const decisions = reconcileInventory(instances, hosts, clock.now);
   const adopted: HostItem[] = [];
   const strays: string[] = [];
   for (const item of decisions.adopt) {
@@ -637,7 +637,7 @@ const reconcileFleet = async (
   const lostWrites = decisions.vanished.map((h) =>
     deps.hosts.roundWrite(
       h.hostId,
-      lostHostChanges('instance no longer running', clock.nowMs),
+      lostHostChanges('instance no longer running', clock.now),
       h.desiredGeneration,
     ),
   );
@@ -693,7 +693,7 @@ const applyFleet = async (
   const result: FleetResult = { launched: [], terminated: [], capacityErrors: [], unmet: [] };
   if (!deps.fleet || settings.fleetFrozen) return result;
   const plan = planFleet({
-    now: input.clock.nowMs,
+    now: input.clock.now,
     config: settings.fleet,
     hosts: input.hosts,
     busyHosts: input.busyHosts,
@@ -722,7 +722,7 @@ const applyFleet = async (
           ...(subnetId ? { subnetId } : {}),
         });
         for (const instance of instances) {
-          await deps.hosts.createIfAbsent(pendingHostItem(instance, input.clock.nowMs, launch.gpuType));
+          await deps.hosts.createIfAbsent(pendingHostItem(instance, input.clock.now, launch.gpuType));
           result.launched.push(instance.instanceId);
         }
         deps.log.info('launched instances', {
@@ -752,7 +752,7 @@ const applyFleet = async (
     for (const termination of plan.terminations) {
       await deps.hosts.update(
         termination.hostId,
-        lostHostChanges(`terminated: ${termination.reason}`, input.clock.nowMs),
+        lostHostChanges(`terminated: ${termination.reason}`, input.clock.now),
         {
           onlyInStates: ['pending', 'active', 'draining'],
         },

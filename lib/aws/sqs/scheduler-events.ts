@@ -12,7 +12,7 @@ export const schedulerEventSchema = z.object({
   kind: z.enum(['arrival', 'completion', 'cancel', 'hostLost', 'hostDraining', 'gangBroken']),
   /** The job or host the event is about. */
   subject: z.string().min(1),
-  /** Epoch ms. */
+  /** Epoch seconds. */
   at: z.number(),
 });
 export type SchedulerEvent = z.infer<typeof schedulerEventSchema>;

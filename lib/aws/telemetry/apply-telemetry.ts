@@ -1,8 +1,8 @@
 /**
  * Applies agent telemetry to the Jobs, Hosts and Profiles tables. Every write is conditional or monotonic
  * (progress and checkpoint steps only grow, a job ends once, a lost host stays lost), so a message delivered
- * twice, late or out of order changes nothing it should not. Times written are the control plane's clock: the
- * round compares them with its own.
+ * twice, late or out of order changes nothing it should not. Times written are the control plane's clock (epoch
+ * seconds): the round compares them with its own.
  */
 
 import { findGpuType } from '../../core/catalog/gpus.ts';
@@ -28,6 +28,7 @@ export interface TelemetryDependencies {
   readonly hosts: HostsRepository;
   readonly profiles: ProfilesRepository;
   readonly schedulerEvents: SchedulerEvents;
+  /** Epoch seconds. */
   readonly clock: () => number;
   readonly log: RoundLogger;
 }
@@ -310,7 +311,7 @@ export class TelemetryApplier {
     const item = await this.deps.jobs.get(message.jobId);
     if (!item || item.jobGeneration !== message.jobGeneration || item.status !== 'running') return;
     assertHolds(item, message.hostId);
-    const change = requeue(item, `gang broken on host ${message.hostId}`, { nowMs: this.deps.clock() });
+    const change = requeue(item, `gang broken on host ${message.hostId}`, { now: this.deps.clock() });
     const written = await this.deps.jobs.updateIf(item.jobId, change.changes, {
       status: [item.status],
       equals: { jobGeneration: item.jobGeneration },
@@ -335,7 +336,7 @@ export class TelemetryApplier {
       return;
     }
     assertHolds(item, message.hostId);
-    const clock = { nowMs: this.deps.clock() };
+    const clock = { now: this.deps.clock() };
     const change =
       message.type === 'finished'
         ? terminate(item, 'finished', 'finished', clock)
@@ -358,6 +359,6 @@ export class TelemetryApplier {
       { status: [item.status], equals: { jobGeneration: item.jobGeneration } },
     );
     if (ended)
-      await this.deps.schedulerEvents.publish({ kind: 'completion', subject: item.jobId, at: clock.nowMs });
+      await this.deps.schedulerEvents.publish({ kind: 'completion', subject: item.jobId, at: clock.now });
   }
 }

@@ -30,6 +30,7 @@ export interface DashboardOptions {
   readonly sampleSeconds?: number;
   /** At most this many jobs are listed (the API's pages of 100 are followed up to it). */
   readonly maxJobs?: number;
+  /** Epoch seconds (default: the wall clock). */
   readonly clock?: () => number;
 }
 
@@ -55,13 +56,13 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 export const startDashboard = async (options: DashboardOptions): Promise<Dashboard> => {
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? (() => Date.now() / 1000);
   const series = new SnapshotSeries();
   const maxJobs = options.maxJobs ?? 2000;
 
   const sample = async () => {
     const cluster = await options.api({ method: 'GET', path: '/cluster' });
-    if (cluster.status === 200) series.add(clock() / 1000, cluster.body as ClusterView);
+    if (cluster.status === 200) series.add(clock(), cluster.body as ClusterView);
     return cluster;
   };
 
@@ -85,8 +86,8 @@ export const startDashboard = async (options: DashboardOptions): Promise<Dashboa
   /** The latest overview: cluster, jobs, snapshot series; refreshed by the timer, on demand, and after a cancel. */
   let overview: { at: number; status: number; json: string } | undefined;
   let inflight: Promise<void> | undefined;
-  const sampleMs = (options.sampleSeconds ?? 5) * 1000;
-  const maxStaleMs = Math.max(3 * sampleMs, 5000);
+  const sampleSeconds = options.sampleSeconds ?? 5;
+  const maxStaleSeconds = Math.max(3 * sampleSeconds, 5);
   const build = async () => {
     const [cluster, jobs] = await Promise.all([sample(), listJobs()]);
     const at = clock();
@@ -101,7 +102,7 @@ export const startDashboard = async (options: DashboardOptions): Promise<Dashboa
           cluster: cluster.body,
           jobs: jobs.body,
           history: series.all(),
-          at: at / 1000,
+          at,
         }),
       };
   };
@@ -126,7 +127,7 @@ export const startDashboard = async (options: DashboardOptions): Promise<Dashboa
     }
     if (req.method === 'GET' && url.pathname === '/api/overview') {
       const age = overview ? clock() - overview.at : Number.POSITIVE_INFINITY;
-      if (age > maxStaleMs) await refresh();
+      if (age > maxStaleSeconds) await refresh();
       const latest = overview!;
       return sendText(res, latest.status, latest.json);
     }

@@ -51,6 +51,7 @@ export interface LocalRunnerOptions {
   readonly clients: AwsClients;
   /** Variables set (or replaced) per function, e.g. a `file://` checkpoint root instead of the S3 bucket. */
   readonly envOverrides?: Partial<Record<FunctionKind | 'all', Readonly<Record<string, string>>>>;
+  /** The handlers' clock, epoch seconds (default: the wall clock). */
   readonly clock?: () => number;
   /** Powertools log level of the handlers; default WARN. */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';

@@ -11,7 +11,7 @@ import { jobDocument } from '../../integration/support/fixtures.ts';
 import type { ControlPlane } from '../../integration/support/local-stack.ts';
 
 export interface BurstOptions {
-  /** Wall-clock ms stamped as the time of the write (default: now). */
+  /** Wall-clock epoch seconds stamped as the time of the write (default: now). */
   readonly changedAt?: number;
   readonly gpus?: (i: number) => number;
 }
@@ -23,7 +23,7 @@ export const writeBurst = async (
   tag: string,
   options: BurstOptions = {},
 ): Promise<string[]> => {
-  const now = Date.now();
+  const now = Date.now() / 1000;
   const items = Array.from({ length: count }, (_, i) => {
     const parsed = validateJobSpec(
       jobDocument({ gpus: options.gpus?.(i) ?? 1, iterations: 1e9, clientToken: `${tag}-${i}` }),
@@ -31,8 +31,8 @@ export const writeBurst = async (
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
     const tenant = `tenant-${i % 7}`;
     return withChangeStamp(
-      newJobItem({ tenant, document: parsed.document }, jobIdFor(tenant, `${tag}-${i}`), now + i),
-      options.changedAt ?? Date.now(),
+      newJobItem({ tenant, document: parsed.document }, jobIdFor(tenant, `${tag}-${i}`), now + i / 1000),
+      options.changedAt ?? Date.now() / 1000,
     );
   });
   const PARALLEL = 8;

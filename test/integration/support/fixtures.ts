@@ -75,7 +75,7 @@ export const admitHosts = async (cp: ControlPlane, ...hostIds: string[]): Promis
       ...item
     } = pendingHostItem(
       { instanceId: hostId, instanceType: 'g5.12xlarge', state: 'running', lifecycle: 'on-demand' },
-      Date.now(),
+      Date.now() / 1000,
     );
     await cp.hosts.createIfAbsent(item);
   }

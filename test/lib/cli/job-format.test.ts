@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { jobView } from '../../../functions/api/views.ts';
-import { jobDetails } from '../../../lib/cli/job-format.ts';
+import { age, jobDetails, jobsTable, until } from '../../../lib/cli/job-format.ts';
 import { jobItem } from '../aws/support/items.ts';
 
-const NOW = Date.parse('2026-11-23T12:00:00Z');
+const NOW = Date.parse('2026-11-23T12:00:00Z') / 1000; // epoch seconds
 
 describe('tessera job: where the model figures come from', () => {
   test('a catalog model says so', () => {
@@ -45,5 +45,18 @@ describe('tessera job: where the model figures come from', () => {
     const text = jobDetails(calibrated, NOW);
     assert.match(text, /model: +acme\/net \(calibrated from 3 throughput report\(s\)\)/);
     assert.match(text, /throughput: +predicted 2\.45 it\/s on this placement, measured 2\.50 it\/s/);
+  });
+});
+
+describe('tessera jobs: ages and start estimates from the API times, at a clock in epoch seconds', () => {
+  test('a job submitted 3m20s ago that should start in 4m', () => {
+    const item = jobItem('w', { submittedAt: NOW - 200, estimatedStart: NOW + 240, waitReason: 'capacity' });
+    const view = jobView(item);
+    assert.equal(view.submittedAt, '2026-11-23T11:56:40.000Z');
+    const table = jobsTable([view], NOW);
+    assert.match(table, /in 4m00s/);
+    assert.match(table, /3m20s/);
+    assert.equal(age(view.submittedAt, NOW + 86_400), '1d0h');
+    assert.equal(until(view.estimatedStart, NOW + 300), 'now');
   });
 });

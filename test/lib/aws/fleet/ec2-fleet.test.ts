@@ -43,7 +43,7 @@ describe('Ec2Fleet.launch', () => {
             Placement: { AvailabilityZone: 'us-east-1a' },
             PrivateIpAddress: '10.0.0.5',
             Tags: [{ Key: 'tessera:gpu-type', Value: 'A10G' }],
-            LaunchTime: new Date(5000),
+            LaunchTime: new Date(5000), // epoch ms: 5 s
           },
         ],
       },
@@ -74,7 +74,7 @@ describe('Ec2Fleet.launch', () => {
         zone: 'us-east-1a',
         privateIp: '10.0.0.5',
         gpuType: 'A10G',
-        launchedAt: 5000,
+        launchedAt: 5, // epoch seconds
       },
     ]);
   });

@@ -34,7 +34,7 @@ const spec = (id: string, gpus: number, overrides: Partial<JobSpec> = {}): JobSp
   ...overrides,
 });
 
-const NOW = 10_000_000;
+const NOW = 10_000; // epoch seconds
 
 describe('planFleet scale-out', () => {
   test('launches the cheapest instance that fits each waiting job, grouped by type', () => {
@@ -97,7 +97,7 @@ describe('planFleet scale-out', () => {
   });
 
   test('counts GPUs of instances still booting as supply, including leftovers of this round', () => {
-    const booting = hostItem('p1', { state: 'pending', gpuType: 'T4', gpuCount: 4, launchedAt: NOW - 1000 });
+    const booting = hostItem('p1', { state: 'pending', gpuType: 'T4', gpuCount: 4, launchedAt: NOW - 1 });
     const plan = planFleet({
       now: NOW,
       config: config(),
@@ -147,8 +147,8 @@ describe('planFleet scale-out', () => {
 describe('planFleet scale-in', () => {
   test('terminates fleet hosts idle past the cool-down, never busy ones or hosts it did not launch', () => {
     const hosts = [
-      hostItem('idle-long', { idleSince: NOW - 601_000, launchedAt: 0 }),
-      hostItem('idle-short', { idleSince: NOW - 10_000, launchedAt: 0 }),
+      hostItem('idle-long', { idleSince: NOW - 601, launchedAt: 0 }),
+      hostItem('idle-short', { idleSince: NOW - 10, launchedAt: 0 }),
       hostItem('busy', { launchedAt: 0 }),
       hostItem('manual', { idleSince: 0 }),
     ];
@@ -161,8 +161,8 @@ describe('planFleet scale-in', () => {
       now: NOW,
       config: config(),
       hosts: [
-        hostItem('stuck', { state: 'pending', launchedAt: NOW - 901_000 }),
-        hostItem('booting', { state: 'pending', launchedAt: NOW - 5_000 }),
+        hostItem('stuck', { state: 'pending', launchedAt: NOW - 901 }),
+        hostItem('booting', { state: 'pending', launchedAt: NOW - 5 }),
       ],
       busyHosts: new Set(),
       waiting: [],

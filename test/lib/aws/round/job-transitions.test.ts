@@ -12,7 +12,7 @@ import { preferredMasterPort } from '../../../../lib/aws/round/rendezvous-ports.
 import type { Action } from '../../../../lib/core/model/action.ts';
 import { allocation, jobItem, runningJob } from '../support/items.ts';
 
-const clock = { nowMs: 110_000 }; // 110 s
+const clock = { now: 110 }; // epoch seconds
 const items = (...jobs: ReturnType<typeof jobItem>[]) => new Map(jobs.map((j) => [j.jobId, j]));
 const canRun = () => undefined;
 const machine = () => 'machine' as const;

@@ -9,7 +9,7 @@ import { elasticFlowAllocate } from '../../../../lib/core/policies/elasticflow.t
 import { validateDesiredState } from '../../../../lib/protocol/desired-state.ts';
 import { allocation, jobItem, runningJob } from '../support/items.ts';
 
-const clock = { nowMs: 110_000 };
+const clock = { now: 110 };
 const machine = () => 'machine' as const;
 const address = () => '10.0.0.1';
 const crius = criusPolicy('crius', 'Crius with count scaling');

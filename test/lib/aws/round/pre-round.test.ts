@@ -3,14 +3,11 @@ import { describe, test } from 'node:test';
 import { preRound } from '../../../../lib/aws/round/pre-round.ts';
 import { allocation, hostItem, jobItem, runningJob } from '../support/items.ts';
 
-const clock = { nowMs: 1_000_000 };
+const clock = { now: 1_000 };
 
 describe('preRound', () => {
   test('a host silent past the heartbeat timeout is lost and its jobs are requeued', () => {
-    const hosts = [
-      hostItem('quiet', { lastHeartbeatAt: 600_000 }),
-      hostItem('fresh', { lastHeartbeatAt: 990_000 }),
-    ];
+    const hosts = [hostItem('quiet', { lastHeartbeatAt: 600 }), hostItem('fresh', { lastHeartbeatAt: 990 })];
     const jobs = [
       runningJob('a', allocation([['quiet', [0]]])),
       runningJob('b', allocation([['fresh', [0]]])),
@@ -70,7 +67,7 @@ describe('preRound', () => {
     });
     const hosts = [
       hostItem('h1', {
-        lastHeartbeatAt: 990_000,
+        lastHeartbeatAt: 990,
         actual: {
           draining: false,
           evacuating: null,
