@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { commandGroup } from '../lib/cli/command-groups.ts';
 
 type Register = (program: Command) => void;
 
@@ -10,7 +11,6 @@ const COMMANDS: Record<string, (() => Promise<Register>)[]> = {
   api: [() => import('../lib/cli/api-commands.ts').then((m) => m.registerApiCommands)],
   dashboard: [() => import('../lib/cli/dashboard.ts').then((m) => m.registerDashboardCommand)],
 };
-const API_COMMANDS = ['submit', 'jobs', 'job', 'cancel', 'cluster'];
 
 const program = new Command()
   .name('tessera')
@@ -19,7 +19,7 @@ const program = new Command()
   .configureOutput({ outputError: (text, write) => write(`tessera: ${text}`) });
 
 const name = process.argv[2] ?? '';
-const group = API_COMMANDS.includes(name) ? 'api' : name;
+const group = commandGroup(name);
 for (const load of COMMANDS[group] ?? Object.values(COMMANDS).flat()) (await load())(program);
 
 try {
