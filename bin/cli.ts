@@ -12,6 +12,12 @@ const COMMANDS: Record<string, (() => Promise<Register>)[]> = {
   dashboard: [() => import('../lib/cli/dashboard.ts').then((m) => m.registerDashboardCommand)],
 };
 
+// Output piped into `head` or `less` that closes early: stop quietly instead of crashing on EPIPE.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 const program = new Command()
   .name('tessera')
   .description('Tessera: a serverless GPU-cluster scheduler for deep-learning training — CLI')

@@ -1,0 +1,26 @@
+// The CLI as a new user meets it: output piped into a reader that stops early.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+const CLI = join(import.meta.dirname, '../../bin/tessera-cli.mjs');
+
+describe('output piped into a reader that closes early (| head)', () => {
+  test('exits quietly with 0 instead of crashing on EPIPE', async () => {
+    // A reader that has gone before the CLI writes: the simulator writes its JSON lines after the run.
+    const child = spawn(
+      process.execPath,
+      [CLI, 'sim', '--trace', 'gavel:30:30', '--cluster', 'tesserae-32', '--policy', 'fifo,srtf', '--json'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    assert.doesNotMatch(stderr, /EPIPE|Unhandled 'error' event/);
+    assert.equal(status, 0, stderr);
+  });
+});
