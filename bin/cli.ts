@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { commandGroup } from '../lib/cli/command-groups.ts';
 
@@ -11,6 +12,9 @@ const COMMANDS: Record<string, (() => Promise<Register>)[]> = {
   api: [() => import('../lib/cli/api-commands.ts').then((m) => m.registerApiCommands)],
   dashboard: [() => import('../lib/cli/dashboard.ts').then((m) => m.registerDashboardCommand)],
 };
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 // Output piped into `head` or `less` that closes early: stop quietly instead of crashing on EPIPE.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -21,6 +25,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 const program = new Command()
   .name('tessera')
   .description('Tessera: a serverless GPU-cluster scheduler for deep-learning training — CLI')
+  .version(version, '-V, --version', 'print the version')
   .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(`tessera: ${text}`) });
 

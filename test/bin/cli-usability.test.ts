@@ -1,10 +1,22 @@
-// The CLI as a new user meets it: output piped into a reader that stops early.
+// The CLI as a new user meets it: the version, and output piped into a reader that stops early.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
 const CLI = join(import.meta.dirname, '../../bin/tessera-cli.mjs');
+const PACKAGE = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
+
+describe('tessera --version', () => {
+  test('prints the package version and exits 0', () => {
+    for (const flag of ['--version', '-V']) {
+      const run = spawnSync(process.execPath, [CLI, flag], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout.trim(), PACKAGE.version);
+    }
+  });
+});
 
 describe('output piped into a reader that closes early (| head)', () => {
   test('exits quietly with 0 instead of crashing on EPIPE', async () => {
