@@ -134,8 +134,19 @@ export const registerApiCommands = (program: Command): void => {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** The job file's text (`-`: stdin); a file that cannot be read is a usage error naming it (exit 1). */
+const readJobText = (file: string): string => {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : message;
+    throw new Error(`cannot read the job file ${file}: ${why}`);
+  }
+};
+
 const submit = async (file: string, options: ConnectionOptions & { set: string[] }) => {
-  const text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+  const text = readJobText(file);
   const read = readJobFile(text, options.set);
   if (!read.ok) {
     if (options.json) json({ error: 'InvalidJobSpec', issues: read.issues });

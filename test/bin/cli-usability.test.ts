@@ -36,3 +36,16 @@ describe('output piped into a reader that closes early (| head)', () => {
     assert.equal(status, 0, stderr);
   });
 });
+
+describe('tessera submit with a file it cannot read', () => {
+  test('names the file and why, exit 1, before needing an endpoint', () => {
+    const missing = join(import.meta.dirname, 'no-such-job.yaml');
+    const run = spawnSync(process.execPath, [CLI, 'submit', missing], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, TESSERA_ENDPOINT: '' },
+    });
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr.trim(), `tessera: cannot read the job file ${missing}: no such file`);
+  });
+});
