@@ -14,6 +14,7 @@ import { readJobFile } from './job-file.ts';
 import { clusterSummary, jobDetails, jobsTable } from './job-format.ts';
 import { FOLLOW_START, formatLogLine, nextFollowState } from './log-follow.ts';
 import { nonNegativeInt, positiveNumber } from './options.ts';
+import { watchFrameStart } from './watch-frame.ts';
 import { bringWorkdirs } from './workdir/bring-workdirs.ts';
 
 interface ConnectionOptions {
@@ -200,9 +201,9 @@ const listJobs = async (
   };
   if (options.watch === undefined) return show(await fetchJobs());
   const seconds = options.watch === true ? 2 : options.watch;
-  for (;;) {
+  for (let first = true; ; first = false) {
     const jobs = await fetchJobs();
-    if (!options.json) process.stdout.write('\x1b[2J\x1b[H');
+    if (!options.json) process.stdout.write(watchFrameStart(process.stdout.isTTY === true, first));
     if (!options.json) out(`every ${seconds}s — Ctrl-C to stop — ${new Date().toLocaleTimeString()}\n`);
     show(jobs);
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
