@@ -49,3 +49,16 @@ describe('tessera submit with a file it cannot read', () => {
     assert.equal(run.stderr.trim(), `tessera: cannot read the job file ${missing}: no such file`);
   });
 });
+
+describe('tessera sim: the summary table explains its columns', () => {
+  test('a legend under the table says what LB, queue, util and the others are', () => {
+    const run = spawnSync(
+      process.execPath,
+      [CLI, 'sim', '--trace', 'gavel:20:30', '--cluster', 'tesserae-32', '--policy', 'fifo'],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^fifo +20 +20 /m);
+    assert.match(run.stdout, /LB: mean JCT each job would have alone on its best\nallocation/);
+  });
+});
