@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { commandGroup } from '../lib/cli/command-groups.ts';
 
 type Register = (program: Command) => void;
 
@@ -10,16 +12,25 @@ const COMMANDS: Record<string, (() => Promise<Register>)[]> = {
   api: [() => import('../lib/cli/api-commands.ts').then((m) => m.registerApiCommands)],
   dashboard: [() => import('../lib/cli/dashboard.ts').then((m) => m.registerDashboardCommand)],
 };
-const API_COMMANDS = ['submit', 'jobs', 'job', 'cancel', 'cluster'];
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+// Output piped into `head` or `less` that closes early: stop quietly instead of crashing on EPIPE.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 
 const program = new Command()
   .name('tessera')
   .description('Tessera: a serverless GPU-cluster scheduler for deep-learning training — CLI')
+  .version(version, '-V, --version', 'print the version')
   .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(`tessera: ${text}`) });
 
 const name = process.argv[2] ?? '';
-const group = API_COMMANDS.includes(name) ? 'api' : name;
+const group = commandGroup(name);
 for (const load of COMMANDS[group] ?? Object.values(COMMANDS).flat()) (await load())(program);
 
 try {

@@ -2,11 +2,21 @@
 // Settings are described in docs/deploy.md; cdk-nag's AwsSolutions checks run on every synth.
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { settingsFromContext } from '../lib/infra/props.ts';
+import { InvalidContextError, settingsFromContext } from '../lib/infra/props.ts';
 import { TesseraStack } from '../lib/infra/tessera-stack.ts';
 
 const app = new App();
-const settings = settingsFromContext((key) => app.node.tryGetContext(key));
+const readSettings = () => {
+  try {
+    return settingsFromContext((key) => app.node.tryGetContext(key));
+  } catch (error) {
+    if (!(error instanceof InvalidContextError)) throw error;
+    // A user's typo in `-c tessera:…`: the keys and rules, without a stack trace of our code.
+    process.stderr.write(`${error.message}\n(docs/deploy.md, "Settings")\n`);
+    process.exit(1);
+  }
+};
+const settings = readSettings();
 const stackName = String(app.node.tryGetContext('tessera:stackName') ?? 'Tessera');
 new TesseraStack(app, stackName, {
   settings,

@@ -14,6 +14,7 @@ import { readJobFile } from './job-file.ts';
 import { clusterSummary, jobDetails, jobsTable } from './job-format.ts';
 import { FOLLOW_START, formatLogLine, nextFollowState } from './log-follow.ts';
 import { nonNegativeInt, positiveNumber } from './options.ts';
+import { watchFrameStart } from './watch-frame.ts';
 import { bringWorkdirs } from './workdir/bring-workdirs.ts';
 
 interface ConnectionOptions {
@@ -134,8 +135,19 @@ export const registerApiCommands = (program: Command): void => {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** The job file's text (`-`: stdin); a file that cannot be read is a usage error naming it (exit 1). */
+const readJobText = (file: string): string => {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : message;
+    throw new Error(`cannot read the job file ${file}: ${why}`);
+  }
+};
+
 const submit = async (file: string, options: ConnectionOptions & { set: string[] }) => {
-  const text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+  const text = readJobText(file);
   const read = readJobFile(text, options.set);
   if (!read.ok) {
     if (options.json) json({ error: 'InvalidJobSpec', issues: read.issues });
@@ -189,9 +201,9 @@ const listJobs = async (
   };
   if (options.watch === undefined) return show(await fetchJobs());
   const seconds = options.watch === true ? 2 : options.watch;
-  for (;;) {
+  for (let first = true; ; first = false) {
     const jobs = await fetchJobs();
-    if (!options.json) process.stdout.write('\x1b[2J\x1b[H');
+    if (!options.json) process.stdout.write(watchFrameStart(process.stdout.isTTY === true, first));
     if (!options.json) out(`every ${seconds}s — Ctrl-C to stop — ${new Date().toLocaleTimeString()}\n`);
     show(jobs);
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));

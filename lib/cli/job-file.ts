@@ -108,7 +108,8 @@ export const readJobFile = (text: string, settings: readonly string[] = []): Job
         {
           job: '(file)',
           field: '(document)',
-          rule: `must be YAML or JSON (${(error as Error).message.split('\n')[0]})`,
+          // The parser's first line names the problem, line and column; the code frame after it is dropped.
+          rule: `must be YAML or JSON (${(error as Error).message.split('\n')[0]?.replace(/:$/, '')})`,
         },
       ],
     };
@@ -119,6 +120,8 @@ export const readJobFile = (text: string, settings: readonly string[] = []): Job
   } catch (error) {
     return { ok: false, issues: [{ job: '(command line)', field: '--set', rule: (error as Error).message }] };
   }
+  if (parsed === null || parsed === undefined)
+    return { ok: false, issues: [{ job: '(file)', field: '(document)', rule: 'is empty: no job in it' }] };
   const listed = Array.isArray(parsed)
     ? parsed.map((doc, i) => ({ label: `jobs[${i}]`, doc }))
     : isObject(parsed) && Array.isArray(parsed.jobs)

@@ -106,6 +106,8 @@ export const jobDetails = (job: JobView, now: number): string => {
       `    ${event.at}  ${event.kind.padEnd(15)} ${[event.detail, event.hosts?.length ? `on ${event.hosts.join(', ')}` : undefined].filter(Boolean).join(' ')}`.trimEnd(),
     );
   if ((job.timeline ?? []).length === 0) lines.push(`    ${job.submittedAt}  submitted`);
+  // The reason above is the agent's summary; what the program itself printed is in the logs.
+  if (job.status === 'failed') lines.push(`  output:      tessera logs ${job.jobId}`);
   return lines.join('\n');
 };
 

@@ -114,7 +114,7 @@ const runSim = (options: SimOptions & Required<Pick<SimOptions, 'trace' | 'clust
     return run!;
   });
 
-  if (!options.json) process.stdout.write(`${summaryTable(runs.map((r) => r.summary))}\n`);
+  if (!options.json) process.stdout.write(`${summaryTable(runs.map((r) => r.summary))}\n${SUMMARY_LEGEND}\n`);
   if (options.report) {
     const files = writeReport(options.report, workload, runs);
     process.stderr.write(`report: ${files.html}\n`);
@@ -128,6 +128,14 @@ const reportIssues = (...groups: string[][]): void => {
   for (const line of all.slice(0, ISSUES_SHOWN)) process.stderr.write(`  ${line}\n`);
   if (all.length > ISSUES_SHOWN) process.stderr.write(`  … and ${all.length - ISSUES_SHOWN} more\n`);
 };
+
+/** What the summary table's terse columns mean (printed under it). */
+export const SUMMARY_LEGEND = [
+  'h: hours of simulated time; done: jobs completed; avg JCT, p50–p99: job completion time (arrival to end) of',
+  'completed jobs; queue: mean wait of completed jobs; util: busy share of all GPU time; migr: migrations;',
+  'restarts: resumes from a checkpoint (preemption, resize); LB: mean JCT each job would have alone on its best',
+  'allocation (avg JCT ÷ LB is how far from ideal); wall s: real seconds the policy took to simulate.',
+].join('\n');
 
 const hours = (s: number) => (Number.isFinite(s) ? (s / 3600).toFixed(2) : '–');
 

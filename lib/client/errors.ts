@@ -30,9 +30,18 @@ export class EndpointUnreachableError extends TesseraClientError {
     readonly endpoint: string,
     detail: string,
   ) {
-    super(`cannot reach the Tessera API at ${endpoint}: ${detail}`);
+    super(`cannot reach the Tessera API at ${endpoint}: ${detail}${localHint(endpoint, detail)}`);
   }
 }
+
+/** A refused connection on this machine is almost always a local cloud that is not running (yet). */
+const localHint = (endpoint: string, detail: string): string => {
+  if (detail !== 'ECONNREFUSED') return '';
+  const host = URL.canParse(endpoint) ? new URL(endpoint).hostname : '';
+  return ['127.0.0.1', 'localhost', '[::1]'].includes(host)
+    ? ' — nothing listens there: is the local cloud running (`npm start`, which prints its API address)?'
+    : '';
+};
 
 /** An HTTP error answer of the API. */
 export class ApiError extends TesseraClientError {

@@ -9,6 +9,7 @@ import { findGpuType, findModelProfile, knownGpuTypeIds } from '../core/catalog/
 import { declaredProfileSchema, USER_MODEL_NAME, userModelId } from '../core/catalog/user-models.ts';
 import type { JobSpec } from '../core/model/job.ts';
 import { imageSchema, setupSchema, workdirUriSchema } from './code-source.ts';
+import { typeIssueRule, unknownFieldRule, valueAt } from './type-issue.ts';
 import { MANAGED_ENV_NAMES } from './worker-protocol.ts';
 
 /** Largest accepted document (UTF-8 bytes): far above any real spec, far below DynamoDB's 400 KB item limit. */
@@ -245,12 +246,24 @@ export const validateJobSpec = (value: unknown): JobSpecParseResult => {
   if (raw.length > 0) return { ok: false, issues: raw };
   const parsed = jobSpecDocumentSchema.safeParse(value);
   if (parsed.success) return { ok: true, document: parsed.data };
-  const issues = parsed.error.issues.map((issue): JobSpecIssue => {
+  const issues = parsed.error.issues.flatMap((issue): JobSpecIssue[] => {
     if (issue.code === 'unrecognized_keys') {
-      const keys = (issue as { keys?: string[] }).keys ?? [];
-      return { field: fieldOf([...issue.path, keys.join(', ')]), rule: 'unknown field' };
+      // One issue per key, a top-level typo with the field it most likely means.
+      const known = issue.path.length === 0 ? Object.keys(jobSpecDocumentSchema.shape) : [];
+      return ((issue as { keys?: string[] }).keys ?? []).map((key) => ({
+        field: fieldOf([...issue.path, key]),
+        rule: unknownFieldRule(key, known),
+      }));
     }
-    return { field: fieldOf(issue.path), rule: issue.message };
+    if (issue.code === 'invalid_type') {
+      const parent = valueAt(value, issue.path.slice(0, -1));
+      const key = issue.path.at(-1);
+      const present = key === undefined || (typeof parent === 'object' && parent !== null && key in parent);
+      return [
+        { field: fieldOf(issue.path), rule: typeIssueRule(issue, valueAt(value, issue.path), present) },
+      ];
+    }
+    return [{ field: fieldOf(issue.path), rule: issue.message }];
   });
   return { ok: false, issues };
 };

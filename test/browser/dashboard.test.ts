@@ -97,7 +97,11 @@ describe('dashboard in Chromium', {
 
   test('a submitted job appears, starts, and is cancelled from the dashboard', async () => {
     const page = await browser.newPage();
-    await page.goto(dashboard.url);
+    const consoleErrors: string[] = []; // e.g. a 404 for a resource the page asks for (favicon)
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    await page.goto(dashboard.url, { waitUntil: 'networkidle' });
     const submitted = await submit(cp, jobDocument({ clientToken: 'dash-1', name: 'bert-sweep-1', gpus: 4 }));
     const jobId: string = submitted.body.job.jobId;
     await rowOf(page, jobId).waitFor({ timeout: 10_000 });
@@ -121,6 +125,7 @@ describe('dashboard in Chromium', {
     await waitForStatus(page, jobId, /^cancelled$/);
     assert.equal(await page.locator('.host[data-host="host-dash"] .gpu.busy').count(), 0);
     await page.screenshot({ path: join(OUTPUT, 'dashboard-cancelled.png'), fullPage: true });
+    assert.deepEqual(consoleErrors, [], 'the page loads and runs without console errors');
     await page.close();
   });
 

@@ -105,3 +105,21 @@ describe('readJobFile', () => {
     assert.deepEqual(broken.ok ? [] : broken.issues.map((i) => i.field), ['(document)']);
   });
 });
+
+describe('readJobFile: files that hold no job', () => {
+  const issuesOf = (text: string) => {
+    const result = readJobFile(text);
+    assert.equal(result.ok, false);
+    return result.ok ? [] : result.issues.map((i) => `${i.job}: ${i.field}: ${i.rule}`);
+  };
+
+  test('an empty file says so', () => {
+    assert.deepEqual(issuesOf(''), ['(file): (document): is empty: no job in it']);
+    assert.deepEqual(issuesOf('# only a comment\n'), ['(file): (document): is empty: no job in it']);
+  });
+
+  test('malformed YAML names the line and column, without a dangling colon', () => {
+    const [issue] = issuesOf('model: resnet50\n  gpus: 2\nbatchSize: [\n');
+    assert.match(issue!, /^\(file\): \(document\): must be YAML or JSON \(.* at line \d+, column \d+\)$/);
+  });
+});

@@ -109,10 +109,13 @@ describe('job spec schema', () => {
 
   test('wrong types and unknown fields are named', () => {
     assert.equal(issueFor({ ...valid, gpus: '4' }, 'gpus'), 'must be an integer');
-    assert.match(issueFor({ ...valid, packable: 'yes' }, 'packable'), /expected boolean/);
-    assert.match(issueFor({ ...valid, model: 7 }, 'model'), /expected string/);
-    assert.equal(issueFor({ ...valid, gpu: 4 }, 'gpu'), 'unknown field');
-    assert.match(issueFor([], '(document)'), /expected object/);
+    assert.equal(
+      issueFor({ ...valid, packable: 'yes' }, 'packable'),
+      'must be true or false; got a string ("yes")',
+    );
+    assert.equal(issueFor({ ...valid, model: 7 }, 'model'), 'must be a string; got a number (7)');
+    assert.equal(issueFor({ ...valid, gpu: 4 }, 'gpu'), 'unknown field (did you mean gpus?)');
+    assert.match(issueFor([], '(document)'), /must be a mapping of fields, .*; got a list/);
     assert.match(issueFor({ ...valid, deadline: 'tomorrow' }, 'deadline'), /ISO 8601/);
   });
 

@@ -1,0 +1,64 @@
+// The CLI as a new user meets it: the version, and output piped into a reader that stops early.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+const CLI = join(import.meta.dirname, '../../bin/tessera-cli.mjs');
+const PACKAGE = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
+
+describe('tessera --version', () => {
+  test('prints the package version and exits 0', () => {
+    for (const flag of ['--version', '-V']) {
+      const run = spawnSync(process.execPath, [CLI, flag], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout.trim(), PACKAGE.version);
+    }
+  });
+});
+
+describe('output piped into a reader that closes early (| head)', () => {
+  test('exits quietly with 0 instead of crashing on EPIPE', async () => {
+    // A reader that has gone before the CLI writes: the simulator writes its JSON lines after the run.
+    const child = spawn(
+      process.execPath,
+      [CLI, 'sim', '--trace', 'gavel:30:30', '--cluster', 'tesserae-32', '--policy', 'fifo,srtf', '--json'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    assert.doesNotMatch(stderr, /EPIPE|Unhandled 'error' event/);
+    assert.equal(status, 0, stderr);
+  });
+});
+
+describe('tessera submit with a file it cannot read', () => {
+  test('names the file and why, exit 1, before needing an endpoint', () => {
+    const missing = join(import.meta.dirname, 'no-such-job.yaml');
+    const run = spawnSync(process.execPath, [CLI, 'submit', missing], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, TESSERA_ENDPOINT: '' },
+    });
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr.trim(), `tessera: cannot read the job file ${missing}: no such file`);
+  });
+});
+
+describe('tessera sim: the summary table explains its columns', () => {
+  test('a legend under the table says what LB, queue, util and the others are', () => {
+    const run = spawnSync(
+      process.execPath,
+      [CLI, 'sim', '--trace', 'gavel:20:30', '--cluster', 'tesserae-32', '--policy', 'fifo'],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^fifo +20 +20 /m);
+    assert.match(run.stdout, /LB: mean JCT each job would have alone on its best\nallocation/);
+  });
+});
