@@ -2,6 +2,7 @@ import { criusAllocate } from '../../cells/allocate.ts';
 import { costAwareDelay } from '../../dally/cost-aware-delay.ts';
 import { withElasticTier } from '../../elastic/tier.ts';
 import { relabelUnlessInPlace } from '../../migrate/relabel-unless-in-place.ts';
+import { keepingPairs } from '../../pack/keep-pairs.ts';
 import { maxWeightPacking } from '../../pack/max-weight-packing.ts';
 import { placeThenPackAndMigrate } from '../../place/compose.ts';
 import { keepThenFit } from '../../place/keep-then-fit.ts';
@@ -25,7 +26,7 @@ const guaranteed: Policy = {
   allocate: criusAllocate({ ...DEFAULT_CRIUS_OPTIONS, name: 'tessera' }),
   place: placeThenPackAndMigrate(
     costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false })),
-    maxWeightPacking(),
+    keepingPairs(maxWeightPacking()),
     relabelUnlessInPlace,
   ),
 };
