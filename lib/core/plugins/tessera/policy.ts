@@ -16,8 +16,9 @@ import { srtfWithMakespanGuard } from './order.ts';
  * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
  *   from jobs later in the order, and scaling running jobs up when nobody waits;
  * - place: consolidated, keeping unchanged allocations, with Dally's delay timers in their cost-aware form; then
- *   Tesserae's max-weight packing and migration-minimising relabelling, inside the place stage so that the elastic
- *   tier sees the final plan (elastic, possibly heterogeneous, allocations are never packed or relabelled).
+ *   Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling, inside the
+ *   place stage so that the elastic tier sees the final plan (elastic, possibly heterogeneous, allocations are never
+ *   packed or relabelled).
  */
 const guaranteed: Policy = {
   name: 'tessera',
@@ -38,6 +39,6 @@ const guaranteed: Policy = {
 export const tessera: Policy = {
   ...guaranteed,
   description:
-    "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers; Tesserae's max-weight packing and migration-minimising relabelling; EasyScale's elastic tier: elastic jobs compete in the order, rigid where admitted, elastic on idle GPUs otherwise.",
+    "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers; Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling; EasyScale's elastic tier: elastic jobs compete in the order, rigid where admitted, elastic on idle GPUs otherwise.",
   ...withElasticTier(guaranteed, { homogeneousOnly: false, claims: true }),
 };
