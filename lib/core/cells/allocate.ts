@@ -139,7 +139,7 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
 
     const queue: JobState[] = [];
     for (const job of ordered) {
-      if (!isHolding(job)) {
+      if (!isHolding(job) || sharesWithEarlier(job, rank)) {
         queue.push(job);
         continue;
       }
@@ -206,6 +206,18 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     return { ...ctx.state, cellCalibration: observe(ctx.state.cellCalibration, observations, active) };
   },
 });
+
+/**
+ * A packed job whose partner comes earlier in the order: the pair holds one set of GPUs, which the partner's Cell
+ * already counts. It competes for GPUs of its own like a waiting job (the packing stage may keep it packed when it
+ * is not admitted); counting it as a holder would reserve GPUs nobody uses and admit it ahead of the order.
+ */
+const sharesWithEarlier = (job: JobState, rank: ReadonlyMap<string, number>): boolean => {
+  const partner = job.allocation?.packedWith;
+  if (partner === undefined) return false;
+  const partnerRank = rank.get(partner);
+  return partnerRank !== undefined && partnerRank < rank.get(job.spec.id)!;
+};
 
 /** A running job whose Cell cannot be estimated (e.g. it was started by another policy) keeps what it holds. */
 const heldAsIs = (job: JobState): CellConfig => {

@@ -1,22 +1,26 @@
 import { criusAllocate } from '../../cells/allocate.ts';
 import { costAwareDelay } from '../../dally/cost-aware-delay.ts';
+import { reconsolidate } from '../../dally/reconsolidate.ts';
 import { withElasticTier } from '../../elastic/tier.ts';
 import { relabelUnlessInPlace } from '../../migrate/relabel-unless-in-place.ts';
+import { keepingPairs } from '../../pack/keep-pairs.ts';
 import { maxWeightPacking } from '../../pack/max-weight-packing.ts';
 import { placeThenPackAndMigrate } from '../../place/compose.ts';
 import { keepThenFit } from '../../place/keep-then-fit.ts';
 import { DEFAULT_CRIUS_OPTIONS } from '../../policies/crius.ts';
 import type { Policy } from '../../stages.ts';
-import { srtfWithMakespanGuard } from './order.ts';
+import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
 
 /**
  * Guaranteed jobs, one job per stage:
  * - order: shortest remaining time first with a makespan guard (the only stage that decides who goes first);
  * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
  *   from jobs later in the order, and scaling running jobs up when nobody waits;
- * - place: consolidated, keeping unchanged allocations, with Dally's delay timers in their cost-aware form; then
- *   Tesserae's max-weight packing and migration-minimising relabelling, inside the place stage so that the elastic
- *   tier sees the final plan (elastic, possibly heterogeneous, allocations are never packed or relabelled).
+ * - place: consolidated, keeping unchanged allocations, with Dally's delay timers in their cost-aware form, running
+ *   jobs re-consolidated onto one machine (or rack) when that saves more than a restart; then
+ *   Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling, inside the
+ *   place stage so that the elastic tier sees the final plan (elastic, possibly heterogeneous, allocations are never
+ *   packed or relabelled).
  */
 const guaranteed: Policy = {
   name: 'tessera',
@@ -24,8 +28,11 @@ const guaranteed: Policy = {
   order: srtfWithMakespanGuard,
   allocate: criusAllocate({ ...DEFAULT_CRIUS_OPTIONS, name: 'tessera' }),
   place: placeThenPackAndMigrate(
-    costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false })),
-    maxWeightPacking(),
+    reconsolidate(
+      costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false })),
+      estimatedRemainingIterations,
+    ),
+    keepingPairs(maxWeightPacking()),
     relabelUnlessInPlace,
   ),
 };
@@ -37,6 +44,6 @@ const guaranteed: Policy = {
 export const tessera: Policy = {
   ...guaranteed,
   description:
-    "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers; Tesserae's max-weight packing and migration-minimising relabelling; EasyScale's elastic tier: elastic jobs compete in the order, rigid where admitted, elastic on idle GPUs otherwise.",
+    "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers and re-consolidation of running jobs; Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling; EasyScale's elastic tier: elastic jobs compete in the order, rigid where admitted, elastic on idle GPUs otherwise.",
   ...withElasticTier(guaranteed, { homogeneousOnly: false, claims: true }),
 };
