@@ -259,7 +259,8 @@ export class Reconciler {
         this.kill(job, 'failed', now, effects);
       } else if (kind === 'badConfiguration') {
         job.failure = {
-          reason: `bad configuration (exit code 2)${job.lastError ? `: ${job.lastError}` : ''}`,
+          // The control plane adds the exit code to the reason it records.
+          reason: `bad configuration${job.lastError ? `: ${job.lastError}` : ''}`,
           exitCode: exit.code,
         };
         this.kill(job, 'failed', now, effects);

@@ -28,11 +28,19 @@ export const timelineEventSchema = z.object({
 
 export type TimelineEvent = z.infer<typeof timelineEventSchema>;
 
-/** The timeline with `event` appended (the oldest entries dropped past the limit). */
+/**
+ * The timeline with `event` appended (the oldest entries dropped past the limit), never earlier than the last entry:
+ * a round stamps its events with the time it started, and a job submitted while that round ran is read later, so
+ * its "started" would otherwise precede its "submitted".
+ */
 export const appendTimeline = (
   timeline: readonly TimelineEvent[] | undefined,
   event: TimelineEvent,
-): TimelineEvent[] => [...(timeline ?? []), event].slice(-TIMELINE_LIMIT);
+): TimelineEvent[] => {
+  const last = timeline?.at(-1);
+  const at = last === undefined ? event.at : Math.max(event.at, last.at);
+  return [...(timeline ?? []), { ...event, at }].slice(-TIMELINE_LIMIT);
+};
 
 /** Hosts of an allocation, with GPU counts, for a timeline entry. */
 export const placementOf = (allocation: Allocation): Pick<TimelineEvent, 'detail' | 'hosts'> => ({

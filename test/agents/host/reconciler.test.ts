@@ -244,7 +244,7 @@ describe('Reconciler', () => {
     assert.deepEqual(signals(exit), ['SIGKILL job-1/g1/a1/r1']);
     const failed = reconciler.handleExit('job-1/g1/a1/r1', { code: null, signal: 'SIGKILL' }, 3);
     const failure = message(failed, 'failed');
-    assert.equal(failure.reason, 'bad configuration (exit code 2): TESSERA_TOTAL_STEPS is required');
+    assert.equal(failure.reason, 'bad configuration: TESSERA_TOTAL_STEPS is required');
     assert.equal(failure.crashes, 0);
     assert.equal(types(failed).includes('restarting'), false);
   });

@@ -11,6 +11,13 @@ test('appending keeps order and only the newest entries', () => {
   assert.equal(timeline.at(-1)!.at, TIMELINE_LIMIT + 5);
 });
 
+test('an event stamped before the last entry (a round that began before the submit) is stamped at the last entry', () => {
+  const submitted = appendTimeline(undefined, { at: 1_764_000_061.345, kind: 'submitted' });
+  const started = appendTimeline(submitted, { at: 1_764_000_061.158, kind: 'started', detail: '1 × T4' });
+  assert.equal(started[1]!.at, 1_764_000_061.345);
+  assert.equal(started[1]!.kind, 'started');
+});
+
 test('a placement names its GPUs and hosts', () => {
   assert.deepEqual(
     placementOf({
