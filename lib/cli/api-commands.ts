@@ -265,7 +265,8 @@ const cancel = async (ids: string[], options: ConnectionOptions) => {
       if (!(error instanceof TesseraClientError)) throw error;
       failed = true;
       if (options.json) json({ jobId: id, error: error.name, message: error.message });
-      else process.stderr.write(`tessera: ${id}: ${error.message}\n`);
+      // Most API messages already name the job ("job x not found"); name it once.
+      else process.stderr.write(`tessera: ${error.message.includes(id) ? '' : `${id}: `}${error.message}\n`);
     }
   }
   if (failed) process.exitCode = 1;
