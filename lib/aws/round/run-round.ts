@@ -21,6 +21,7 @@ import type { PerfModel } from '../../core/model/perf.ts';
 import { levelOf } from '../../core/place/free-gpus.ts';
 import { scheduleRound } from '../../core/round.ts';
 import type { Policy } from '../../core/stages.ts';
+import { type FenceTerms, fenceTermsFor } from '../../protocol/fence.ts';
 import {
   type DataAccessSettings,
   type HostDataGrant,
@@ -350,7 +351,14 @@ const leasedRound = async (
     );
   }
   const grants = await dataGrants(deps, pre.hosts, workers, nowSeconds);
-  const hostWrites = hostWritesFor(deps, pre, workers, clock, grants);
+  const hostWrites = hostWritesFor(
+    deps,
+    pre,
+    workers,
+    clock,
+    grants,
+    fenceTermsFor(settings.fleet.heartbeatTimeoutSeconds),
+  );
   const hostResult = await fenced(hostWrites);
   conflicts.push(...hostResult.conflicts);
   const writeFailures = [...(jobResult.failed ?? []), ...(hostResult.failed ?? [])];
@@ -551,13 +559,14 @@ const hostWritesFor = (
   workers: ReturnType<typeof jobsByHost>,
   clock: RoundClock,
   grants: ReadonlyMap<string, HostDataGrant>,
+  fence: FenceTerms,
 ): LabelledWrite[] => {
   const writes: LabelledWrite[] = pre.hostChanges.map((c) =>
     c.desired
       ? deps.hosts.desiredWrite(c.hostId, c.desired, c.expectedGeneration, c.changes)
       : deps.hosts.roundWrite(c.hostId, c.changes, c.expectedGeneration),
   );
-  const desired = new Map(desiredUpdates(pre.hosts, workers).map((u) => [u.hostId, u]));
+  const desired = new Map(desiredUpdates(pre.hosts, workers, fence).map((u) => [u.hostId, u]));
   for (const host of pre.hosts) {
     if (host.state !== 'active' && host.state !== 'draining') continue;
     const busy = (workers.get(host.hostId)?.length ?? 0) > 0;
