@@ -41,6 +41,7 @@ import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import type { ProfilesRepository } from '../repositories/profiles-repository.ts';
 import { QueueSnapshotRepository } from '../repositories/queue-snapshot-repository.ts';
 import type { SchedulerStateRepository } from '../repositories/scheduler-state-repository.ts';
+import type { TenantSummaryRepository } from '../repositories/tenant-summary-repository.ts';
 import { fitDesiredStates } from './desired-size.ts';
 import { desiredUpdates, jobsByHost, oversizedJobs } from './desired-states.ts';
 import { pendingHostItem, reconcileInventory } from './inventory.ts';
@@ -57,6 +58,7 @@ import { modelEstimateWrites, type RoundPerf, roundPerf } from './model-estimate
 import { phaseTimer } from './phase-timer.ts';
 import { lostHostChanges, preRound } from './pre-round.ts';
 import { QueueView } from './queue-view.ts';
+import { publishTenantSummary } from './tenant-summary.ts';
 import { waitWrites } from './wait-writes.ts';
 
 export interface RoundLogger {
@@ -82,6 +84,8 @@ export interface RoundDependencies {
    * the persisted snapshot or a full read, when absent.
    */
   readonly queue?: QueueView;
+  /** Where the per-tenant job summary GET /cluster reads goes (kept by the handler); absent: none is written. */
+  readonly tenantSummary?: TenantSummaryRepository;
 }
 
 export interface RoundSettings {
@@ -391,6 +395,7 @@ const leasedRound = async (
     });
   }
   conflicts.push(...stateResult.conflicts);
+  if (queueKnown) await publishTenantSummary(deps, [...jobsAfter, ...queue.waiting()], nowSeconds);
   timer.lap('state');
   const report: RoundReport = {
     outcome: 'completed',
