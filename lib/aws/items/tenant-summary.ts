@@ -38,7 +38,8 @@ export const summarizeTenants = (jobs: Iterable<Counted>): TenantSummary => {
   for (const job of jobs) {
     if (seen.has(job.jobId) || !ACTIVE.has(job.status)) continue;
     seen.add(job.jobId);
-    const entry = (tenants[job.tenant] ??= { jobs: {}, gpus: 0 });
+    const entry = tenants[job.tenant] ?? { jobs: {}, gpus: 0 };
+    tenants[job.tenant] = entry;
     entry.jobs[job.status] = (entry.jobs[job.status] ?? 0) + 1;
     if (job.allocation && (job.status === 'running' || job.status === 'checkpointing'))
       entry.gpus += allocationGpuCount(job.allocation);
