@@ -22,6 +22,7 @@ import { levelOf } from '../../core/place/free-gpus.ts';
 import { scheduleRound } from '../../core/round.ts';
 import type { Policy } from '../../core/stages.ts';
 import { type FenceTerms, fenceTermsFor } from '../../protocol/fence.ts';
+import { revokeOnLoss } from '../credentials/revoke-on-loss.ts';
 import {
   type DataAccessSettings,
   type HostDataGrant,
@@ -657,6 +658,7 @@ const reconcileFleet = async (
   );
   const lost = await fenced(lostWrites);
   conflicts.push(...lost.conflicts);
+  await revokeOnLoss(deps.hosts, [...vanished], (m, d) => deps.log.warn(m, d));
   let current = [...hosts.filter((h) => !vanished.has(h.hostId)), ...adopted];
 
   // Topology for registered hosts that have none yet (the agent could not read it, or it predates the host).
@@ -773,6 +775,11 @@ const applyFleet = async (
       );
       result.terminated.push(termination.hostId);
     }
+    await revokeOnLoss(
+      deps.hosts,
+      plan.terminations.map((t) => t.hostId),
+      (m, d) => deps.log.warn(m, d),
+    );
     deps.log.info('terminated instances', { terminations: plan.terminations });
   }
   return result;
