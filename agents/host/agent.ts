@@ -143,6 +143,7 @@ export class HostAgent {
   private polling = false;
   private spotPolling = false;
   private lastRejection: string | null = null;
+  private heartbeatWarned = false;
   private spotNotice: SpotNotice | null = null;
   private evacuationReported = false;
   private evacuationWaiters: (() => void)[] = [];
@@ -343,7 +344,11 @@ export class HostAgent {
       }
       this.lastRejection = null;
       this.readAllReports(); // a stop decision must know every worker that has already reported `started`
+      const wasFenced = this.reconciler.fenced;
       this.reconciler.applyDesired(result.state);
+      if (wasFenced && !this.reconciler.fenced)
+        this.logger.info('fence lifted by a newer desired state', { generation: result.state.generation });
+      this.warnIfHeartbeatsTooRare(result.state.fence?.afterSeconds);
       this.apply(this.reconciler.reconcile(this.clock.now()));
     } catch (error) {
       if (error instanceof DesiredStateFormatError) this.reject(null, [error.message]);
@@ -351,6 +356,17 @@ export class HostAgent {
     } finally {
       this.polling = false;
     }
+  }
+
+  /** A heartbeat interval near the fence would fence a healthy agent between two heartbeats: said once. */
+  private warnIfHeartbeatsTooRare(afterSeconds: number | undefined): void {
+    const every = this.deps.timings.heartbeatIntervalMs / 1000;
+    if (afterSeconds === undefined || every <= afterSeconds / 3 || this.heartbeatWarned) return;
+    this.heartbeatWarned = true;
+    this.logger.warn('heartbeat interval too long for the control plane’s fence: lower --heartbeat-ms', {
+      heartbeatSeconds: every,
+      fenceSeconds: afterSeconds,
+    });
   }
 
   /** Reports a rejected desired state once (not on every poll), keeps running what runs. */
