@@ -309,7 +309,9 @@ export class TelemetryApplier {
    */
   private async requeueGang(message: TelemetryOf<'stopped'>): Promise<void> {
     const item = await this.deps.jobs.get(message.jobId);
-    if (!item || item.jobGeneration !== message.jobGeneration || item.status !== 'running') return;
+    const holding =
+      item?.status === 'running' || (message.reason === 'fenced' && item?.status === 'checkpointing');
+    if (!item || item.jobGeneration !== message.jobGeneration || !holding) return;
     assertHolds(item, message.hostId);
     const why =
       message.reason === 'fenced'
