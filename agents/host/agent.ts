@@ -143,6 +143,7 @@ export class HostAgent {
   private polling = false;
   private spotPolling = false;
   private lastRejection: string | null = null;
+  private heartbeatWarned = false;
   private spotNotice: SpotNotice | null = null;
   private evacuationReported = false;
   private evacuationWaiters: (() => void)[] = [];
@@ -168,6 +169,14 @@ export class HostAgent {
       this.logger,
       undefined,
       join(deps.stateDir, 'telemetry-outbox.json'),
+      {
+        now: () => this.clock.now(),
+        // What the control plane counts as a sign of life (fence.ts).
+        delivered: (batch, startedAt) => {
+          if (batch.some((m) => m.type === 'heartbeat' || m.type === 'register'))
+            this.reconciler.noteContact('telemetryAt', startedAt);
+        },
+      },
     );
     this.statePath = join(deps.stateDir, 'agent-state.json');
     this.logDir = join(deps.stateDir, 'logs');
@@ -211,6 +220,7 @@ export class HostAgent {
     this.gpus = await this.deps.gpus.sample();
     this.reconciler.observeGpuUtilization(this.gpus);
     this.restore();
+    this.reconciler.startContactClock(this.clock.now());
     // Runs whose worker ended while no agent watched: ship the rest of their output and close them.
     this.logs?.exitedUnless(new Set(this.workers.keys()));
     this.push({
@@ -292,9 +302,22 @@ export class HostAgent {
       this.readReports(ref, worker, false);
       worker.handle.poll();
     }
+    this.checkFence();
     this.apply(this.reconciler.reconcile(this.clock.now()));
     this.checkEvacuation();
     this.logs?.tick();
+  }
+
+  /** Out of contact with the control plane too long: stop every worker before it gives this host up (fence.ts). */
+  private checkFence(): void {
+    if (this.reconciler.fenced) return; // tick() has just read every worker's report lines
+    const effects = this.reconciler.checkFence(this.clock.now());
+    if (!this.reconciler.fenced) return;
+    this.logger.warn('out of contact with the control plane: fenced, stopping every worker', {
+      workers: this.workers.size,
+    });
+    this.apply(effects);
+    this.persist();
   }
 
   /** Report lines written so far by every worker, so the reconciler knows which have started. */
@@ -305,8 +328,10 @@ export class HostAgent {
   private async pollDesiredState(): Promise<void> {
     if (this.polling || !this.running) return;
     this.polling = true;
+    const startedAt = this.clock.now();
     try {
       const raw = await this.deps.desiredState.read();
+      this.reconciler.noteContact('desiredStateAt', startedAt);
       if (raw === null || !this.running) return;
       const result = validateDesiredState(raw, {
         hostId: this.deps.hostId,
@@ -319,7 +344,11 @@ export class HostAgent {
       }
       this.lastRejection = null;
       this.readAllReports(); // a stop decision must know every worker that has already reported `started`
+      const wasFenced = this.reconciler.fenced;
       this.reconciler.applyDesired(result.state);
+      if (wasFenced && !this.reconciler.fenced)
+        this.logger.info('fence lifted by a newer desired state', { generation: result.state.generation });
+      this.warnIfHeartbeatsTooRare(result.state.fence?.afterSeconds);
       this.apply(this.reconciler.reconcile(this.clock.now()));
     } catch (error) {
       if (error instanceof DesiredStateFormatError) this.reject(null, [error.message]);
@@ -327,6 +356,17 @@ export class HostAgent {
     } finally {
       this.polling = false;
     }
+  }
+
+  /** A heartbeat interval near the fence would fence a healthy agent between two heartbeats: said once. */
+  private warnIfHeartbeatsTooRare(afterSeconds: number | undefined): void {
+    const every = this.deps.timings.heartbeatIntervalMs / 1000;
+    if (afterSeconds === undefined || every <= afterSeconds / 3 || this.heartbeatWarned) return;
+    this.heartbeatWarned = true;
+    this.logger.warn('heartbeat interval too long for the control plane’s fence: lower --heartbeat-ms', {
+      heartbeatSeconds: every,
+      fenceSeconds: afterSeconds,
+    });
   }
 
   /** Reports a rejected desired state once (not on every poll), keeps running what runs. */

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { desiredJobSchema } from '../../lib/protocol/desired-state.ts';
+import { fenceTermsSchema } from '../../lib/protocol/fence.ts';
 import { jobPhaseSchema, stopReasonSchema } from '../../lib/protocol/telemetry.ts';
 
 export const workerSlotSchema = z.object({
@@ -68,6 +69,18 @@ export const reconcilerStateSchema = z.object({
     })
     .nullable(),
   jobs: z.array(jobRecordSchema),
+  /**
+   * Fencing (fence.ts; seconds of the agent's clock): the control plane's terms, the newest proofs of contact, and
+   * while fenced, when and at which applied generation. Kept across restarts so that an agent restarted during a
+   * partition keeps counting from the contact its predecessor last had.
+   */
+  fence: z
+    .object({
+      terms: fenceTermsSchema.nullable(),
+      contact: z.object({ telemetryAt: z.number(), desiredStateAt: z.number() }).nullable(),
+      fenced: z.object({ at: z.number(), generation: z.int().nullable() }).nullable(),
+    })
+    .optional(),
 });
 
 export type WorkerSlot = z.infer<typeof workerSlotSchema>;

@@ -22,6 +22,7 @@ import type {
 import { classifyExit, type WorkerReport } from '../../lib/protocol/worker-protocol.ts';
 import type { CheckpointCatalog } from './checkpoint-catalog.ts';
 import { crashBackoffMs } from './crash-backoff.ts';
+import { type ContactKind, liftsFence, mustFence, withContact } from './fence.ts';
 import { ProgressWindow } from './progress-window.ts';
 import {
   emptyReconcilerState,
@@ -107,10 +108,50 @@ export class Reconciler {
     return this.desired?.drain ?? false;
   }
 
-  /** Accepts a validated desired state; the next `reconcile` acts on it. */
+  /** Accepts a validated desired state; the next `reconcile` acts on it. A newer generation lifts a fence. */
   applyDesired(desired: DesiredState): void {
     this.desired = desired;
     this.state.appliedGeneration = desired.generation;
+    const fence = this.fenceState();
+    if (desired.fence) fence.terms = desired.fence;
+    if (fence.fenced && liftsFence(fence.fenced.generation, desired.generation)) fence.fenced = null;
+  }
+
+  /** Whether the agent has fenced itself (fence.ts) and not yet been given a newer desired state. */
+  get fenced(): boolean {
+    return (this.state.fence?.fenced ?? null) !== null;
+  }
+
+  /** The agent (re)starts at `now`: contact not yet proven counts from here, unless its predecessor had some. */
+  startContactClock(now: number): void {
+    const fence = this.fenceState();
+    fence.contact ??= { telemetryAt: now / 1000, desiredStateAt: now / 1000 };
+  }
+
+  /** A proof of contact with the control plane whose request began at `at` (fence.ts). */
+  noteContact(kind: ContactKind, at: number): void {
+    const fence = this.fenceState();
+    fence.contact = withContact(
+      fence.contact ?? { telemetryAt: at / 1000, desiredStateAt: at / 1000 },
+      kind,
+      at / 1000,
+    );
+  }
+
+  /**
+   * Out of contact for longer than the control plane's fence: stop every worker (checkpoint and exit within the
+   * grace, else killed) and start nothing until a newer desired state comes.
+   */
+  checkFence(now: number): Effect[] {
+    const fence = this.state.fence;
+    if (!fence || fence.fenced || !fence.contact || !mustFence(fence.terms, fence.contact, now / 1000))
+      return [];
+    fence.fenced = { at: now / 1000, generation: this.state.appliedGeneration };
+    const deadline = now + (fence.terms?.graceSeconds ?? 0) * 1000;
+    for (const job of this.state.jobs) {
+      if (job.phase === 'stopping' && job.stop) job.stop.deadline = Math.min(job.stop.deadline, deadline);
+    }
+    return this.reconcile(now);
   }
 
   observeGpuUtilization(samples: readonly { index: number; utilization: number | null }[]): void {
@@ -449,11 +490,15 @@ export class Reconciler {
 
   private requestStop(job: JobRecord, reason: StopReason, now: number, effects: Effect[]): void {
     const evacuationDeadline = this.state.evacuation?.deadline ?? Number.POSITIVE_INFINITY;
+    const fence = this.state.fence;
+    const fenceDeadline = fence?.fenced
+      ? now + (fence.terms?.graceSeconds ?? 0) * 1000
+      : Number.POSITIVE_INFINITY;
     job.phase = 'stopping';
     job.stop = {
       reason,
       requestedAt: now,
-      deadline: Math.min(now + this.config.checkpointTimeoutMs, evacuationDeadline),
+      deadline: Math.min(now + this.config.checkpointTimeoutMs, evacuationDeadline, fenceDeadline),
       timedOut: false,
     };
     if (job.workers.every((worker) => worker.lastStep === null)) {
@@ -582,7 +627,7 @@ export class Reconciler {
 
   /** Jobs that should run now; null while no desired state has been accepted yet. */
   private effectiveJobs(): Map<string, DesiredJob> | null {
-    if (this.state.evacuation) return new Map();
+    if (this.state.evacuation || this.fenced) return new Map();
     if (!this.desired) return null;
     if (this.desired.drain || this.desired.stop) return new Map();
     return new Map(this.desired.jobs.map((job) => [job.jobId, job]));
@@ -590,6 +635,7 @@ export class Reconciler {
 
   private removalReason(want?: DesiredJob): StopReason {
     if (this.state.evacuation) return this.state.evacuation.reason;
+    if (this.fenced) return 'fenced';
     if (this.desired?.drain) return 'drain';
     return want ? 'rescale' : 'unassigned';
   }
@@ -606,6 +652,11 @@ export class Reconciler {
         effects.push({ kind: 'release', jobId: job.jobId });
       }
     }
+  }
+
+  private fenceState(): NonNullable<ReconcilerState['fence']> {
+    this.state.fence ??= { terms: null, contact: null, fenced: null };
+    return this.state.fence;
   }
 
   private newRecord(want: DesiredJob): JobRecord {

@@ -16,6 +16,12 @@ import { TelemetryDeliveryError, type TelemetrySink } from './ports/telemetry-si
 
 const SUPERSEDED_BY_NEWER: ReadonlySet<TelemetryMessage['type']> = new Set(['progress', 'heartbeat']);
 
+/** Told of every send that delivered its whole batch, with the time it began (proof of contact: ../fence.ts). */
+export interface DeliveryListener {
+  now(): number;
+  delivered(batch: readonly TelemetryMessage[], startedAt: number): void;
+}
+
 export class TelemetryBuffer {
   private queue: TelemetryMessage[] = [];
   private sending: TelemetryMessage[] = [];
@@ -26,6 +32,7 @@ export class TelemetryBuffer {
     private readonly logger: Logger,
     private readonly maxQueued = 5_000,
     private readonly outboxPath: string | null = null,
+    private readonly listener: DeliveryListener | null = null,
   ) {}
 
   /** The previous agent's undelivered reports, read once, before anything new (an agent may be built early). */
@@ -65,8 +72,10 @@ export class TelemetryBuffer {
   }
 
   private async deliver(batch: TelemetryMessage[]): Promise<void> {
+    const startedAt = this.listener?.now() ?? 0;
     try {
       await this.sink.send(batch);
+      this.listener?.delivered(batch, startedAt);
     } catch (error) {
       const retry = error instanceof TelemetryDeliveryError ? error.undelivered : batch;
       this.logger.warn('telemetry not delivered; will retry', {

@@ -6,9 +6,9 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { InvalidCursorError } from '../../lib/aws/dynamo/pagination.ts';
-import { ACTIVE_JOB_STATUSES } from '../../lib/aws/items/job-item.ts';
 import { appendTimeline } from '../../lib/aws/items/job-timeline.ts';
 import type { LogChunkStore } from '../../lib/aws/logs/log-store.ts';
+import { TenantSummaryRepository } from '../../lib/aws/repositories/tenant-summary-repository.ts';
 import type { SchedulerEvents } from '../../lib/aws/sqs/scheduler-events.ts';
 import { ClientTokenConflictError, submitJob } from '../../lib/aws/submit-job.ts';
 import { RETENTION } from '../../lib/aws/tables.ts';
@@ -205,15 +205,17 @@ const cancel = async (deps: ApiDeps, jobId: string, tenant: string) => {
   return json(409, { error: 'Conflict', message: `job ${jobId} kept changing; try again` });
 };
 
-/** The cluster as one tenant sees it: every host, but only its own jobs counted. */
+/**
+ * The cluster as one tenant sees it: every host, but only its own jobs counted — from the summary the round writes
+ * (one item read, whatever the length of the queue), as of `jobsAsOf`.
+ */
 const cluster = async (deps: ApiDeps, tenant: string) => {
-  const [hosts, jobs, state] = await Promise.all([
+  const summaries = new TenantSummaryRepository(deps.clients.dynamodb, deps.state.tableName);
+  const [hosts, mine, state] = await Promise.all([
     deps.hosts.listByStates(['pending', 'active', 'draining']),
-    deps.jobs.listByStatuses(ACTIVE_JOB_STATUSES),
+    summaries.read(tenant),
     deps.state.loadState(),
   ]);
-  const counts: Record<string, number> = {};
-  for (const job of jobs.items) if (job.tenant === tenant) counts[job.status] = (counts[job.status] ?? 0) + 1;
   const views = hosts.items.map(hostView);
   return json(200, {
     round: state.state.round,
@@ -223,7 +225,9 @@ const cluster = async (deps: ApiDeps, tenant: string) => {
     hosts: views,
     gpus: views.reduce((n, h) => n + (h.state === 'active' ? h.gpus : 0), 0),
     busyGpus: views.reduce((n, h) => n + h.busyGpus, 0),
-    jobs: counts,
+    jobs: mine?.jobs ?? {},
+    gpusInUse: mine?.gpus ?? 0,
+    ...(mine ? { jobsAsOf: new Date(mine.asOf * 1000).toISOString() } : {}),
   });
 };
 

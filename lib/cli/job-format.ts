@@ -162,7 +162,7 @@ export const clusterSummary = (cluster: ClusterView): string => {
       .map(([status, n]) => `${n} ${status}`)
       .join(', ') || 'none active';
   return [
-    `round ${cluster.round}${cluster.lastRoundAt ? ` at ${cluster.lastRoundAt}` : ''}; ${cluster.gpus} GPUs, ${cluster.busyGpus} busy; jobs: ${jobs}; $${total.toFixed(2)}/hour (on-demand list prices)`,
+    `round ${cluster.round}${cluster.lastRoundAt ? ` at ${cluster.lastRoundAt}` : ''}; ${cluster.gpus} GPUs, ${cluster.busyGpus} busy; your jobs: ${jobs}${cluster.jobsAsOf ? ` (as of ${cluster.jobsAsOf}, ${cluster.gpusInUse ?? 0} GPUs)` : ''}; $${total.toFixed(2)}/hour (on-demand list prices)`,
     '',
     cluster.hosts.length > 0 ? hosts : '(no hosts: the fleet launches instances when jobs wait)',
     '',

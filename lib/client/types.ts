@@ -32,7 +32,11 @@ export interface ClusterView {
   readonly hosts: readonly HostView[];
   readonly gpus: number;
   readonly busyGpus: number;
+  /** The caller's own active jobs per status, as of `jobsAsOf` (the round that counted them). */
   readonly jobs: Partial<Record<JobStatus, number>>;
+  /** GPUs the caller's jobs hold, as of `jobsAsOf`. */
+  readonly gpusInUse?: number;
+  readonly jobsAsOf?: string;
 }
 
 export interface SubmitResult {

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { imageSchema, setupSchema, workdirUriSchema } from './code-source.ts';
+import { type FenceTerms, fenceTermsSchema } from './fence.ts';
 import { MANAGED_ENV_NAMES } from './worker-protocol.ts';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -66,6 +67,8 @@ export const desiredStateSchema = z.object({
   generation: z.int().nonnegative(),
   drain: z.boolean().optional(),
   stop: z.boolean().optional(),
+  /** When the agent must stop its workers by itself without contact (fence.ts); absent: it never fences. */
+  fence: fenceTermsSchema.optional(),
   jobs: z.array(desiredJobSchema),
 });
 
@@ -79,6 +82,8 @@ export interface DesiredState {
   drain: boolean;
   /** The control plane gave this host up: stop everything, start nothing. */
   stop: boolean;
+  /** The control plane's fencing terms (fence.ts), when it sent any. */
+  fence?: FenceTerms;
   /** Each job's workers sorted by local rank. */
   jobs: DesiredJob[];
 }
@@ -120,6 +125,7 @@ export function validateDesiredState(raw: unknown, context: ValidationContext): 
       generation: doc.generation,
       drain: doc.drain ?? false,
       stop: doc.stop ?? false,
+      ...(doc.fence ? { fence: doc.fence } : {}),
       jobs: doc.jobs.map((job) => ({
         ...job,
         workers: [...job.workers].sort((a, b) => a.localRank - b.localRank),

@@ -20,7 +20,10 @@ export const jobPhaseSchema = z.enum([
   'finished',
   'failed',
 ]);
-/** `gang`: a worker of a job spread over several hosts failed, so this host stopped its part of the gang too. */
+/**
+ * `gang`: a worker of a job spread over several hosts failed, so this host stopped its part of the gang too.
+ * `fenced`: the agent lost contact with the control plane for longer than its fence (fence.ts) and stopped it.
+ */
 export const stopReasonSchema = z.enum([
   'rescale',
   'unassigned',
@@ -29,6 +32,7 @@ export const stopReasonSchema = z.enum([
   'shutdown',
   'external',
   'gang',
+  'fenced',
 ]);
 
 export const gpuInfoSchema = z.object({

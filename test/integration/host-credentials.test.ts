@@ -14,6 +14,7 @@ import { HostDataCredentials } from '../../agents/host/storage/data-credentials.
 import { S3CheckpointStore } from '../../agents/host/storage/s3-checkpoint-store.ts';
 import { createS3Client } from '../../agents/host/storage/s3-client.ts';
 import { ENV } from '../../lib/aws/environment.ts';
+import { STATE_CHANGE } from '../../lib/aws/fleet-events/apply-fleet-event.ts';
 import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
 import {
   admitHosts,
@@ -24,7 +25,7 @@ import {
   sendTelemetry,
   submit,
 } from './support/fixtures.ts';
-import { type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
+import { ACCOUNT, type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 const BUCKET = 'tessera-data';
 let cp: ControlPlane;
@@ -108,7 +109,8 @@ describe('job-data credentials vended by the round', () => {
         [jobs],
       );
       assert.match(copy?.dataCredentials[0].accessKeyId, /^ASIA/);
-      assert.ok(host?.dataAccess && host.dataAccess.expiresAt > Date.now() / 1000 + 3000, 'about an hour');
+      const left = (host?.dataAccess?.expiresAt ?? 0) - Date.now() / 1000;
+      assert.ok(left > 800 && left <= 905, `15 minutes, STS's minimum (${left.toFixed(0)} s left)`);
       assert.equal(
         JSON.stringify(host).includes(copy?.dataCredentials[0].secretAccessKey),
         false,
@@ -149,20 +151,25 @@ describe('job-data credentials vended by the round', () => {
     });
   });
 
-  test('credentials about to expire are renewed; the desired state stays as it was', async () => {
+  test('credentials about to expire are renewed; the desired state stays as it was', async (t) => {
     const hostId = (await cp.jobs.get(jobA))!.allocation!.slices[0]!.hostId;
     const before = await cp.hosts.get(hostId);
     const oldKey = (await copyOf(hostId))?.dataCredentials[0].accessKeyId;
-    // As if 50 minutes had passed: the recorded expiry is within the 15-minute renewal window.
+    // As if 11 minutes had passed: the recorded expiry is within the 5-minute renewal window.
     await cp.hosts.update(hostId, {
-      set: { dataAccess: { ...before!.dataAccess!, expiresAt: Date.now() / 1000 + 600 } },
+      set: { dataAccess: { ...before!.dataAccess!, expiresAt: Date.now() / 1000 + 250 } },
     });
     const report = await invokeRound(cp);
     assert.equal(report.hostWrites, 1);
+    // What a renewal writes: the host item and its copy in one transaction (2 WRU per started KB of each item).
+    const kb = (item: unknown) => Math.ceil(Buffer.byteLength(JSON.stringify(item)) / 1024);
+    const hostKb = kb(await cp.hosts.get(hostId));
+    const copyKb = kb(await copyOf(hostId));
+    t.diagnostic(`one renewal: host item ${hostKb} KB + copy ${copyKb} KB → ${2 * (hostKb + copyKb)} WRU`);
     const after = await cp.hosts.get(hostId);
     const copy = await copyOf(hostId);
     assert.notEqual(copy?.dataCredentials[0].accessKeyId, oldKey);
-    assert.ok(after!.dataAccess!.expiresAt > Date.now() / 1000 + 3000);
+    assert.ok(after!.dataAccess!.expiresAt > Date.now() / 1000 + 800);
     assert.equal(
       after?.desiredGeneration,
       before?.desiredGeneration,
@@ -199,5 +206,27 @@ describe('job-data credentials vended by the round', () => {
       assert.equal(emptied?.dataCredentials, undefined);
       assert.equal((await cp.hosts.get(hostId))?.dataAccess, undefined);
     }
+  });
+
+  test('a host EC2 reports terminated loses its credentials at once; the round vends none for it', async () => {
+    const jobId = (await submit(cp, jobDocument({ clientToken: 'creds-c', gpus: 4 }))).body.job.jobId;
+    await invokeRound(cp);
+    const hostId = (await cp.jobs.get(jobId))!.allocation!.slices[0]!.hostId;
+    assert.equal((await copyOf(hostId))?.dataCredentials?.length, 1);
+    await cp.runner.invoke('fleet-events', {
+      version: '0',
+      id: 'e',
+      'detail-type': STATE_CHANGE,
+      source: 'aws.ec2',
+      account: ACCOUNT,
+      time: new Date().toISOString(),
+      region: REGION,
+      resources: [],
+      detail: { 'instance-id': hostId, state: 'terminated' },
+    });
+    assert.equal((await cp.hosts.get(hostId))?.state, 'lost');
+    assert.equal((await copyOf(hostId))?.dataCredentials, undefined, 'removed from its copy');
+    await invokeRound(cp);
+    assert.equal((await copyOf(hostId))?.dataCredentials, undefined, 'never vended again');
   });
 });

@@ -9,6 +9,7 @@ import { createRoundHandler } from '../../functions/round/handler.ts';
 import { createTelemetryHandler } from '../../functions/telemetry/handler.ts';
 import {
   admitHosts,
+  callApi,
   heartbeat as hostHeartbeat,
   invokeRound,
   jobDocument,
@@ -109,6 +110,45 @@ describe('no job twice, no job lost', () => {
     assert.equal(after.status, 'running');
     assert.equal(after.progress, moved.progress);
     assert.equal(after.checkpointStep, moved.checkpointStep);
+  });
+
+  test('a host that fenced itself (back in contact before it was declared lost): its stopped job is requeued', async () => {
+    const { body } = await submit(cp, jobDocument({ clientToken: 'fenced', gpus: 4, iterations: 1_000_000 }));
+    await telemetry(heartbeat('h-a'), heartbeat('h-b'));
+    await round();
+    const placed = (await cp.jobs.get(body.job.jobId))!;
+    assert.equal(placed.status, 'running');
+    const hostId = placed.allocation!.slices[0]!.hostId;
+    const stopped = (reason: string, jobGeneration = placed.jobGeneration) => ({
+      type: 'stopped',
+      hostId,
+      at: clock() / 1000,
+      jobId: placed.jobId,
+      jobGeneration,
+      reason,
+      checkpointStep: 40,
+      timedOut: false,
+    });
+    await telemetry(stopped('fenced', placed.jobGeneration - 1)); // an older placement's: ignored
+    assert.equal((await cp.jobs.get(placed.jobId))?.status, 'running');
+    await telemetry(stopped('fenced'));
+    const requeued = (await cp.jobs.get(placed.jobId))!;
+    assert.ok(['queued', 'suspended'].includes(requeued.status), `back in the queue (${requeued.status})`);
+    assert.equal(requeued.checkpointStep, 40, 'its checkpoint counts');
+    assert.match(requeued.timeline!.at(-1)!.detail ?? '', /lost contact with the control plane .*fenced/);
+    await telemetry(heartbeat('h-a'), heartbeat('h-b'));
+    await round();
+    const again = (await cp.jobs.get(placed.jobId))!;
+    assert.equal(again.status, 'running');
+    assert.ok(again.jobGeneration > placed.jobGeneration, 'placed again with a newer generation');
+    const host = (await cp.hosts.get(again.allocation!.slices[0]!.hostId))!;
+    assert.deepEqual(
+      host.desired?.fence,
+      { afterSeconds: 240, graceSeconds: 30 },
+      'the terms of the 300 s timeout',
+    );
+    await callApi(cp, { method: 'DELETE', resource: '/jobs/{id}', pathParameters: { id: placed.jobId } });
+    await round();
   });
 
   test('a finished report that never arrived: the host’s actual state ends the job and frees its GPUs', async () => {

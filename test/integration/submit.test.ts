@@ -9,7 +9,7 @@ import { encodeCursor } from '../../lib/aws/dynamo/pagination.ts';
 import { REJECTION_REASON_ATTRIBUTE } from '../../lib/aws/sqs/dead-letter.ts';
 import { sqsEvent } from '../../lib/local/runner/index.ts';
 import { MAX_JOB_SPEC_BYTES } from '../../lib/protocol/job-spec.ts';
-import { callApi, eventually, jobDocument, submit } from './support/fixtures.ts';
+import { callApi, eventually, invokeRound, jobDocument, submit } from './support/fixtures.ts';
 import { type ControlPlane, startControlPlane } from './support/local-stack.ts';
 
 let cp: ControlPlane;
@@ -266,14 +266,29 @@ describe('API reads and cancel', () => {
     assert.equal((await cp.jobs.get(body.job.jobId))?.status, 'cancelled');
   });
 
-  test('the cluster view', async () => {
+  test('the cluster view: the caller’s own job counts, from the summary the round writes', async () => {
+    const before = await callApi(cp, { method: 'GET', resource: '/cluster' });
+    assert.equal(before.status, 200);
+    assert.equal(before.body.round, 0);
+    assert.deepEqual(before.body.hosts, []);
+    assert.deepEqual(before.body.jobs, {}, 'no round has counted anything yet');
+    assert.equal(before.body.jobsAsOf, undefined);
+    const queued = (await cp.jobs.listByStatuses(['queued'])).items.filter(
+      (j) => j.tenant === 'alice',
+    ).length;
+    const round = await invokeRound(cp);
     const { status, body } = await callApi(cp, { method: 'GET', resource: '/cluster' });
     assert.equal(status, 200);
-    assert.equal(body.round, 0);
-    assert.deepEqual(body.hosts, []);
-    assert.ok(body.jobs.queued >= 1);
+    assert.equal(body.round, round.round);
+    assert.equal(body.jobs.queued, queued, 'every queued job of alice, no one else’s');
+    assert.equal(body.gpusInUse, 0);
+    assert.ok(
+      Math.abs(Date.parse(body.jobsAsOf) - Date.now()) < 60_000,
+      `as of the round (${body.jobsAsOf})`,
+    );
     const stranger = await callApi(cp, { method: 'GET', resource: '/cluster', principal: 'zed' });
     assert.deepEqual(stranger.body.jobs, {}, 'another tenant sees no one else’s job counts');
+    assert.equal(stranger.body.jobsAsOf, body.jobsAsOf);
   });
 });
 

@@ -1,10 +1,11 @@
 /**
- * The thin STS adapter: AssumeRole on the HostDataRole with a session policy, one call per session. The round
- * Lambda's own credentials are role credentials, so this is role chaining: AWS caps the session at one hour.
+ * The thin STS adapter: AssumeRole on the HostDataRole with a session policy, one call per session. Sessions last
+ * STS's minimum, 15 minutes: credentials of a host that was terminated or given up stop working soon after (the
+ * round renews a live host's before they expire, data-scope.ts). Role chaining would cap them at an hour anyway.
  */
 import { AssumeRoleCommand, type STSClient } from '@aws-sdk/client-sts';
 
-export const SESSION_SECONDS = 3600;
+export const SESSION_SECONDS = 900;
 
 export interface VendedCredentials {
   readonly accessKeyId: string;

@@ -8,8 +8,12 @@ import { createHash } from 'node:crypto';
 import type { DesiredJob } from '../../protocol/desired-state.ts';
 import { type JobDataScope, WORKDIRS_PREFIX } from './session-policy.ts';
 
-/** Vend again this long before the credentials expire: an agent polls often, but a round may be late or fail. */
-export const RENEW_BEFORE_SECONDS = 15 * 60;
+/**
+ * Vend again this long before the credentials (15 minutes, credential-vendor.ts) expire: at the default 60 s round
+ * interval a host gets new ones every 10–11 minutes, and four rounds in a row may fail or be late before its
+ * credentials lapse (an agent reads its desired-state copy every few seconds).
+ */
+export const RENEW_BEFORE_SECONDS = 5 * 60;
 
 /** What the host item records of the credentials it was last given (epoch seconds). */
 export interface DataAccessRecord {

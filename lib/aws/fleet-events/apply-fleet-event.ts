@@ -8,6 +8,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { isTerminal } from '../../core/model/job.ts';
+import { revokeOnLoss } from '../credentials/revoke-on-loss.ts';
 import { applyUpdate } from '../dynamo/single-write.ts';
 import type { HostItem } from '../items/host-item.ts';
 import type { HostsRepository } from '../repositories/hosts-repository.ts';
@@ -70,6 +71,7 @@ export const applyFleetEvent = async (
       onlyInStates: [host.state],
     });
     if (!lost) return { hostId, result: 'ignored', requeued: [] };
+    await revokeOnLoss(deps.hosts, [hostId], (m, d) => deps.log.warn(m, d));
     const requeued = await requeueJobsOf(deps, host, reason, now);
     await deps.schedulerEvents.publish({ kind: 'hostLost', subject: hostId, at: now });
     return { hostId, result: 'lost', requeued };

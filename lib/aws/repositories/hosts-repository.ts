@@ -166,6 +166,29 @@ export class HostsRepository {
   }
 
   /**
+   * Removes the job-data credentials from the host's copy (a host declared lost or terminated outside a desired-state
+   * write): nobody reads them from the table any more; they expire within minutes anyway. Absent copy: a no-op.
+   */
+  async revokeDataCredentials(hostId: string): Promise<void> {
+    const key = this.desiredCopyKey(hostId);
+    if (!key) return;
+    const x = new Expressions();
+    await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { hostId: key },
+          UpdateExpression: x.update({ remove: [DATA_CREDENTIALS_ATTRIBUTE] }),
+          ConditionExpression: `attribute_exists(${x.name('hostId')})`,
+          ...x.attributes(),
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionalCheckFailed(error)) throw error;
+      });
+  }
+
+  /**
    * The host's copy (keyed by its instance ARN, the one item its instance role may read): `set` attributes, and
    * its credentials replaced by `grant`'s or removed. An update, not a put, so credentials outlive a new desired
    * state and a desired state outlives new credentials.

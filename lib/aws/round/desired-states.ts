@@ -5,6 +5,7 @@
  */
 import { evenEsts } from '../../core/elastic/even-ests.ts';
 import type { DesiredJob, DesiredStateDocument, DesiredWorker } from '../../protocol/desired-state.ts';
+import type { FenceTerms } from '../../protocol/fence.ts';
 import type { HostItem } from '../items/host-item.ts';
 import type { JobItem } from '../items/job-item.ts';
 import { logicalWorkersOf } from './logical-size.ts';
@@ -88,10 +89,15 @@ const codeSourceOf = (launch: JobItem['launch']): Pick<DesiredJob, 'image' | 'wo
   ...(launch.setup !== undefined ? { setup: [...launch.setup] } : {}),
 });
 
-/** The desired-state documents that differ from what the hosts have, each with the next generation. */
+/**
+ * The desired-state documents that differ from what the hosts have, each with the next generation. Each carries the
+ * fencing terms (protocol/fence.ts) derived from the round's heartbeat timeout, so an agent always fences by the
+ * timeout that declares it lost.
+ */
 export const desiredUpdates = (
   hosts: readonly HostItem[],
   jobs: ReadonlyMap<string, readonly DesiredJob[]>,
+  fence?: FenceTerms,
 ): DesiredUpdate[] => {
   const updates: DesiredUpdate[] = [];
   for (const host of hosts) {
@@ -100,12 +106,13 @@ export const desiredUpdates = (
     const drain = host.state === 'draining';
     const current = host.desired;
     if (!current && hostJobs.length === 0 && !drain) continue; // nothing known = nothing to run
-    if (current && sameContent(current, hostJobs, drain)) continue;
+    if (current && sameContent(current, hostJobs, drain) && canonical(current.fence) === canonical(fence))
+      continue;
     const generation = Math.max(host.desiredGeneration, current?.generation ?? 0) + 1;
     updates.push({
       hostId: host.hostId,
       expectedGeneration: host.desiredGeneration,
-      desired: { hostId: host.hostId, generation, drain, jobs: hostJobs },
+      desired: { hostId: host.hostId, generation, drain, ...(fence ? { fence } : {}), jobs: hostJobs },
     });
   }
   return updates;

@@ -21,6 +21,8 @@ import type { PerfModel } from '../../core/model/perf.ts';
 import { levelOf } from '../../core/place/free-gpus.ts';
 import { scheduleRound } from '../../core/round.ts';
 import type { Policy } from '../../core/stages.ts';
+import { type FenceTerms, fenceTermsFor } from '../../protocol/fence.ts';
+import { revokeOnLoss } from '../credentials/revoke-on-loss.ts';
 import {
   type DataAccessSettings,
   type HostDataGrant,
@@ -40,6 +42,7 @@ import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import type { ProfilesRepository } from '../repositories/profiles-repository.ts';
 import { QueueSnapshotRepository } from '../repositories/queue-snapshot-repository.ts';
 import type { SchedulerStateRepository } from '../repositories/scheduler-state-repository.ts';
+import type { TenantSummaryRepository } from '../repositories/tenant-summary-repository.ts';
 import { fitDesiredStates } from './desired-size.ts';
 import { desiredUpdates, jobsByHost, oversizedJobs } from './desired-states.ts';
 import { pendingHostItem, reconcileInventory } from './inventory.ts';
@@ -56,6 +59,7 @@ import { modelEstimateWrites, type RoundPerf, roundPerf } from './model-estimate
 import { phaseTimer } from './phase-timer.ts';
 import { lostHostChanges, preRound } from './pre-round.ts';
 import { QueueView } from './queue-view.ts';
+import { publishTenantSummary } from './tenant-summary.ts';
 import { waitWrites } from './wait-writes.ts';
 
 export interface RoundLogger {
@@ -82,6 +86,8 @@ export interface RoundDependencies {
    * the persisted snapshot or a full read, when absent.
    */
   readonly queue?: QueueView;
+  /** Where the per-tenant job summary GET /cluster reads goes (kept by the handler); absent: none is written. */
+  readonly tenantSummary?: TenantSummaryRepository;
 }
 
 export interface RoundSettings {
@@ -350,7 +356,14 @@ const leasedRound = async (
     );
   }
   const grants = await dataGrants(deps, pre.hosts, workers, nowSeconds);
-  const hostWrites = hostWritesFor(deps, pre, workers, clock, grants);
+  const hostWrites = hostWritesFor(
+    deps,
+    pre,
+    workers,
+    clock,
+    grants,
+    fenceTermsFor(settings.fleet.heartbeatTimeoutSeconds),
+  );
   const hostResult = await fenced(hostWrites);
   conflicts.push(...hostResult.conflicts);
   const writeFailures = [...(jobResult.failed ?? []), ...(hostResult.failed ?? [])];
@@ -383,6 +396,7 @@ const leasedRound = async (
     });
   }
   conflicts.push(...stateResult.conflicts);
+  if (queueKnown) await publishTenantSummary(deps, [...jobsAfter, ...queue.waiting()], nowSeconds);
   timer.lap('state');
   const report: RoundReport = {
     outcome: 'completed',
@@ -551,13 +565,14 @@ const hostWritesFor = (
   workers: ReturnType<typeof jobsByHost>,
   clock: RoundClock,
   grants: ReadonlyMap<string, HostDataGrant>,
+  fence: FenceTerms,
 ): LabelledWrite[] => {
   const writes: LabelledWrite[] = pre.hostChanges.map((c) =>
     c.desired
       ? deps.hosts.desiredWrite(c.hostId, c.desired, c.expectedGeneration, c.changes)
       : deps.hosts.roundWrite(c.hostId, c.changes, c.expectedGeneration),
   );
-  const desired = new Map(desiredUpdates(pre.hosts, workers).map((u) => [u.hostId, u]));
+  const desired = new Map(desiredUpdates(pre.hosts, workers, fence).map((u) => [u.hostId, u]));
   for (const host of pre.hosts) {
     if (host.state !== 'active' && host.state !== 'draining') continue;
     const busy = (workers.get(host.hostId)?.length ?? 0) > 0;
@@ -643,6 +658,7 @@ const reconcileFleet = async (
   );
   const lost = await fenced(lostWrites);
   conflicts.push(...lost.conflicts);
+  await revokeOnLoss(deps.hosts, [...vanished], (m, d) => deps.log.warn(m, d));
   let current = [...hosts.filter((h) => !vanished.has(h.hostId)), ...adopted];
 
   // Topology for registered hosts that have none yet (the agent could not read it, or it predates the host).
@@ -759,6 +775,11 @@ const applyFleet = async (
       );
       result.terminated.push(termination.hostId);
     }
+    await revokeOnLoss(
+      deps.hosts,
+      plan.terminations.map((t) => t.hostId),
+      (m, d) => deps.log.warn(m, d),
+    );
     deps.log.info('terminated instances', { terminations: plan.terminations });
   }
   return result;

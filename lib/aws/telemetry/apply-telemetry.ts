@@ -83,7 +83,7 @@ export class TelemetryApplier {
       case 'stopped':
         if (message.checkpointStep !== null)
           await this.raiseCheckpoint(message.hostId, message, message.checkpointStep);
-        if (message.reason === 'gang') await this.requeueGang(message);
+        if (message.reason === 'gang' || message.reason === 'fenced') await this.requeueGang(message);
         return;
       case 'finished':
       case 'failed':
@@ -303,15 +303,22 @@ export class TelemetryApplier {
   }
 
   /**
-   * A host stopped its part of a gang (a worker there failed, or lost a peer): the gang is broken, so the whole
+   * A host fenced itself (it was out of contact with the control plane, protocol/fence.ts) and stopped the job, or
+   * a host stopped its part of a gang (a worker there failed, or lost a peer): the gang is broken, so the whole
    * job goes back to the queue at once — every other host's desired state drops it, no rank keeps running alone —
    * and an early round places it again from its newest checkpoint, with a new generation and rendezvous.
    */
   private async requeueGang(message: TelemetryOf<'stopped'>): Promise<void> {
     const item = await this.deps.jobs.get(message.jobId);
-    if (!item || item.jobGeneration !== message.jobGeneration || item.status !== 'running') return;
+    const holding =
+      item?.status === 'running' || (message.reason === 'fenced' && item?.status === 'checkpointing');
+    if (!item || item.jobGeneration !== message.jobGeneration || !holding) return;
     assertHolds(item, message.hostId);
-    const change = requeue(item, `gang broken on host ${message.hostId}`, { now: this.deps.clock() });
+    const why =
+      message.reason === 'fenced'
+        ? `host ${message.hostId} lost contact with the control plane and stopped it (fenced)`
+        : `gang broken on host ${message.hostId}`;
+    const change = requeue(item, why, { now: this.deps.clock() });
     const written = await this.deps.jobs.updateIf(item.jobId, change.changes, {
       status: [item.status],
       equals: { jobGeneration: item.jobGeneration },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { checkpointUriOf, desiredUpdates, jobsByHost } from '../../../../lib/aws/round/desired-states.ts';
 import { validateDesiredState } from '../../../../lib/protocol/desired-state.ts';
+import { fenceTermsFor } from '../../../../lib/protocol/fence.ts';
 import { allocation, hostItem, jobItem, runningJob } from '../support/items.ts';
 
 const address = (hostId: string) => `10.0.0.${hostId.slice(-1)}`;
@@ -128,6 +129,17 @@ describe('desiredUpdates', () => {
     const [emptied] = desiredUpdates([current], new Map());
     assert.deepEqual(emptied?.desired.jobs, []);
     assert.equal(emptied?.expectedGeneration, 1);
+  });
+
+  test('carries the fencing terms; new terms (another heartbeat timeout) are a new generation', () => {
+    const terms = fenceTermsFor(300);
+    const [first] = desiredUpdates([hostItem('h1')], workers, terms);
+    assert.deepEqual(first?.desired.fence, { afterSeconds: 240, graceSeconds: 30 });
+    const current = hostItem('h1', { desired: first!.desired, desiredGeneration: 1 });
+    assert.deepEqual(desiredUpdates([current], workers, terms), [], 'same terms: no write');
+    const [changed] = desiredUpdates([current], workers, fenceTermsFor(600));
+    assert.deepEqual(changed?.desired.fence, { afterSeconds: 540, graceSeconds: 30 });
+    assert.equal(changed?.desired.generation, 2);
   });
 
   test('leaves hosts without a document and without work alone, and never writes to pending or lost hosts', () => {
