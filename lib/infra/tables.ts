@@ -30,7 +30,9 @@ export class TesseraTables extends Construct {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.NUMBER },
-        projectionType: ProjectionType.ALL,
+        ...(index.projection === 'ALL'
+          ? { projectionType: ProjectionType.ALL }
+          : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
       });
     }
     this.profiles = new Table(this, 'Profiles', {

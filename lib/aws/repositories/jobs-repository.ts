@@ -52,6 +52,19 @@ export const withChangeStamp = (item: JobItem, nowMs: number): JobItem => ({
   changeShard: changeShardOf(item.jobId),
 });
 
+/** What the change index holds of a job's latest write (lib/aws/tables.ts). */
+export interface ChangeEntry {
+  readonly jobId: string;
+  readonly rev?: number;
+  readonly status: JobStatus;
+  readonly changedAt: number;
+  readonly changeShard: string;
+}
+
+/** Keys per BatchGetItem call (DynamoDB's limit), and calls in flight at once. */
+const BATCH_GET_KEYS = 100;
+const BATCH_GET_CONCURRENCY = 4;
+
 /** Conditions of `updateIf`: every given part must hold. */
 export interface JobCondition {
   readonly status?: readonly JobStatus[];
@@ -100,18 +113,55 @@ export class JobsRepository {
 
   /** Strongly consistent reads of many jobs (missing ones are left out). */
   async getMany(jobIds: readonly string[]): Promise<JobItem[]> {
-    const found: JobItem[] = [];
-    for (let i = 0; i < jobIds.length; i += 100) {
-      let keys: Record<string, unknown>[] | undefined = jobIds.slice(i, i + 100).map((jobId) => ({ jobId }));
-      for (let attempt = 0; keys && keys.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-        const output: BatchGetCommandOutput = await this.client.send(
-          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const raw of output.Responses?.[this.tableName] ?? []) found.push(this.parse(raw));
-        keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
-        if (attempt > 8) throw new Error(`BatchGetItem on ${this.tableName} kept returning unprocessed keys`);
-      }
+    return (await this.getRawMany(jobIds)).map((raw) => this.parse(raw));
+  }
+
+  /**
+   * Strongly consistent reads of many jobs, unparsed, with only `attributes` when given (missing jobs are left
+   * out): BatchGetItem, 100 keys per call, a few calls at a time, keys DynamoDB leaves unprocessed retried with
+   * backoff.
+   */
+  async getRawMany(
+    jobIds: readonly string[],
+    attributes?: readonly string[],
+  ): Promise<Record<string, unknown>[]> {
+    const batches: string[][] = [];
+    for (let i = 0; i < jobIds.length; i += BATCH_GET_KEYS) batches.push(jobIds.slice(i, i + BATCH_GET_KEYS));
+    const found: Record<string, unknown>[] = [];
+    for (let i = 0; i < batches.length; i += BATCH_GET_CONCURRENCY)
+      for (const items of await Promise.all(
+        batches.slice(i, i + BATCH_GET_CONCURRENCY).map((ids) => this.batchGet(ids, attributes)),
+      ))
+        found.push(...items);
+    return found;
+  }
+
+  private async batchGet(
+    jobIds: readonly string[],
+    attributes?: readonly string[],
+  ): Promise<Record<string, unknown>[]> {
+    const x = new Expressions();
+    const projection = attributes
+      ? {
+          ProjectionExpression: [...new Set([JOBS_TABLE.partitionKey, ...attributes])]
+            .map((a) => x.name(a))
+            .join(', '),
+        }
+      : {};
+    const names = attributes ? x.attributes() : {};
+    const found: Record<string, unknown>[] = [];
+    let keys: Record<string, unknown>[] | undefined = jobIds.map((jobId) => ({ jobId }));
+    for (let attempt = 0; keys && keys.length > 0; attempt++) {
+      if (attempt > 8) throw new Error(`BatchGetItem on ${this.tableName} kept returning unprocessed keys`);
+      if (attempt > 0)
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt * (0.5 + Math.random())));
+      const output: BatchGetCommandOutput = await this.client.send(
+        new BatchGetCommand({
+          RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true, ...projection, ...names } },
+        }),
+      );
+      found.push(...((output.Responses?.[this.tableName] ?? []) as Record<string, unknown>[]));
+      keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
     }
     return found;
   }
@@ -140,9 +190,10 @@ export class JobsRepository {
 
   /**
    * Every job written at or after `sinceMs` (wall clock), from the change index (eventually consistent: a caller
-   * reads again from a little before its previous read). Raw items: the caller parses only what it needs.
+   * reads again from a little before its previous read). Only what the index holds: `jobId`, `rev`, `status` and
+   * the index keys; the caller reads the bodies it needs with `getRawMany`.
    */
-  async listChangedSince(sinceMs: number): Promise<Record<string, unknown>[]> {
+  async listChangedSince(sinceMs: number): Promise<ChangeEntry[]> {
     const index = JOBS_TABLE.indexes.byChange;
     const shards = Array.from({ length: JOBS_TABLE.changeShards }, (_, i) => `c${i}`);
     const pages = await Promise.all(
@@ -158,7 +209,7 @@ export class JobsRepository {
         );
       }),
     );
-    return pages.flat();
+    return pages.flat() as unknown as ChangeEntry[];
   }
 
   /** Every job in the given statuses (oldest first per status); malformed items are returned apart. */

@@ -5,7 +5,8 @@
  * - **Delta** (every round): the jobs written since the previous read, from the change index (`changedAt`, the wall
  *   clock of each write), starting `overlapMs` before the previous read began, so index lag and clock skew between
  *   writers do not hide a write. Each job carries a revision that grows with every write: an older view never
- *   replaces a newer one.
+ *   replaces a newer one. The index holds only each job's revision and status: a newer waiting job's body is read
+ *   from the table (consistently), a job that left the queue is dropped without one.
  * - **Snapshot** (cold start): the view as a round last persisted it (queue-snapshot-repository.ts), then a delta.
  * - **Full read** (no usable snapshot, a view older than `maxDeltaAgeMs`, or every `fullReadEveryMs` as a safety net):
  *   every queued and suspended job from the status index.
@@ -29,7 +30,7 @@ import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import { parseItem } from '../repositories/parse-item.ts';
 
 export interface QueueViewSources {
-  readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'pageRawByStatus'>;
+  readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'pageRawByStatus' | 'getRawMany'>;
   /** The persisted snapshot, or why there is none usable. */
   readonly loadSnapshot: () => Promise<QueueSnapshot | { invalid: string }>;
 }
@@ -53,8 +54,10 @@ export interface RefreshResult {
    * must not act on the queue — not start, rank or size the fleet for waiting jobs it has not all seen.
    */
   readonly complete: boolean;
-  /** Items read from DynamoDB (changed ones, or the whole queue on a full read). */
+  /** Items read from DynamoDB (change-index entries, or the whole queue on a full read). */
   readonly read: number;
+  /** Bodies of changed waiting jobs read from the table. */
+  readonly fetched: number;
   readonly corrupt: readonly CorruptItemError[];
   /** Why a snapshot could not be used, when it could not. */
   readonly snapshotIssue?: string;
@@ -139,9 +142,14 @@ export class QueueView {
       this.jobs.set(job.jobId, toQueuedJob(job));
       return true;
     }
-    this.jobs.delete(job.jobId);
-    this.gone.set(job.jobId, { rev, atMs: this.wallClock() });
-    return held !== undefined;
+    return this.leave(job.jobId, rev);
+  }
+
+  /** The job left the queue at revision `rev` (started or ended); returns whether the view held it. */
+  private leave(jobId: string, rev: number): boolean {
+    const held = this.jobs.delete(jobId);
+    this.gone.set(jobId, { rev, atMs: this.wallClock() });
+    return held;
   }
 
   /**
@@ -174,12 +182,41 @@ export class QueueView {
       read = await this.continueFullRead(deadlineMs, corrupt);
       if (this.fullRead === undefined) how = 'full';
       else if (this.watermarkMs === undefined || now - this.watermarkMs > this.options.maxDeltaAgeMs)
-        return { how: 'full', complete: false, read, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+        return {
+          how: 'full',
+          complete: false,
+          read,
+          fetched: 0,
+          corrupt,
+          ...(snapshotIssue ? { snapshotIssue } : {}),
+        };
     }
     const since = this.watermarkMs! - this.options.overlapMs;
-    const raws = await this.sources.jobs.listChangedSince(since);
-    read += raws.length;
-    for (const raw of raws) {
+    const changes = await this.sources.jobs.listChangedSince(since);
+    read += changes.length;
+    const fetched = await this.applyChanges(changes, corrupt);
+    this.watermarkMs = Math.max(this.watermarkMs!, now);
+    for (const [jobId, { atMs }] of this.gone)
+      if (now - atMs > 2 * this.options.overlapMs) this.gone.delete(jobId);
+    return { how, complete: true, read, fetched, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+  }
+
+  /**
+   * Applies change-index entries: newer waiting jobs from their bodies (read consistently, so never older than the
+   * entry), jobs that left the queue from the entry alone. Returns how many bodies were read.
+   */
+  private async applyChanges(
+    changes: readonly Pick<JobItem, 'jobId' | 'rev' | 'status'>[],
+    corrupt: CorruptItemError[],
+  ): Promise<number> {
+    const wanted: string[] = [];
+    for (const change of changes) {
+      if (!this.isNewer(change)) continue;
+      if (isWaiting(change)) wanted.push(change.jobId);
+      else this.leave(change.jobId, change.rev ?? 0);
+    }
+    const bodies = wanted.length > 0 ? await this.sources.jobs.getRawMany(wanted, QUEUED_JOB_ATTRIBUTES) : [];
+    for (const raw of bodies) {
       if (!this.isNewer(raw)) continue;
       try {
         this.apply(parseQueued(raw));
@@ -187,10 +224,7 @@ export class QueueView {
         corrupt.push(error as CorruptItemError);
       }
     }
-    this.watermarkMs = Math.max(this.watermarkMs!, now);
-    for (const [jobId, { atMs }] of this.gone)
-      if (now - atMs > 2 * this.options.overlapMs) this.gone.delete(jobId);
-    return { how, complete: true, read, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+    return bodies.length;
   }
 
   /** Reads pages of the queue until done or past the deadline; once done, the view is what it found. */
@@ -224,7 +258,11 @@ export class QueueView {
   }
 
   /** Cheap check on a raw item before parsing it: a newer revision of a job that is or was waiting, or a new job. */
-  private isNewer(raw: Record<string, unknown>): boolean {
+  private isNewer(raw: {
+    readonly jobId?: unknown;
+    readonly rev?: unknown;
+    readonly status?: unknown;
+  }): boolean {
     const jobId = String(raw.jobId);
     const rev = typeof raw.rev === 'number' ? raw.rev : 0;
     const held = this.jobs.get(jobId);

@@ -125,8 +125,10 @@ export interface RoundReport {
   readonly queueRead?: 'delta' | 'snapshot' | 'full';
   /** False while a first full read of the queue goes on over several rounds (waiting jobs were left alone). */
   readonly queueComplete?: boolean;
-  /** Jobs read from the queue (changed ones on a delta) and waiting jobs known after the round. */
+  /** Jobs read from the queue (change-index entries on a delta) and waiting jobs known after the round. */
   readonly queueItemsRead?: number;
+  /** Bodies of changed waiting jobs read from the table on a delta. */
+  readonly queueBodiesRead?: number;
   readonly queued?: number;
 }
 
@@ -402,6 +404,7 @@ const leasedRound = async (
     queueRead: refreshed.how,
     queueComplete: queueKnown,
     queueItemsRead: refreshed.read,
+    queueBodiesRead: refreshed.fetched,
     queued: queue.size,
     ...(writeFailures.length > 0
       ? { writeFailures: writeFailures.map((f) => `${f.label}: ${f.error}`) }

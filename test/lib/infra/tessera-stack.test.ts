@@ -63,6 +63,20 @@ describe('tables', () => {
       ['byChange', ['changeShard', 'changedAt']],
     ]);
     assert.deepEqual(gsis(logicalId(stack.tables.hosts)), [['byState', ['state', 'stateChangedAt']]]);
+    const projections = Object.fromEntries(
+      (
+        json.Resources[logicalId(stack.tables.jobs)]!.Properties.GlobalSecondaryIndexes as {
+          IndexName: string;
+          Projection: unknown;
+        }[]
+      ).map((g) => [g.IndexName, g.Projection]),
+    );
+    // The change index holds only what tells a round which changes matter: not a second copy of every job write.
+    assert.deepEqual(projections.byChange, {
+      ProjectionType: 'INCLUDE',
+      NonKeyAttributes: ['rev', 'status'],
+    });
+    assert.deepEqual(projections.byStatus, { ProjectionType: 'ALL' });
     for (const table of [stack.tables.jobs, stack.tables.hosts])
       assert.deepEqual(json.Resources[logicalId(table)]!.Properties.TimeToLiveSpecification, {
         AttributeName: 'expiresAt',

@@ -8,16 +8,34 @@ import { jobItem } from '../support/items.ts';
 /** A Jobs table in memory: every write stamps `changedAt` with the test's wall clock and bumps `rev`. */
 const fakeTable = (clock: { now: number }) => {
   const items = new Map<string, JobItem>();
-  const calls = { full: 0, pages: 0, delta: [] as number[] };
+  const calls = { full: 0, pages: 0, delta: [] as number[], bodies: [] as string[] };
   const write = (item: JobItem) => {
     const previous = items.get(item.jobId);
     items.set(item.jobId, { ...item, rev: (previous?.rev ?? 0) + 1, changedAt: clock.now });
   };
   const sources = (snapshot?: QueueSnapshot | { invalid: string }): QueueViewSources => ({
     jobs: {
+      // What the change index holds: keys, revision and status only.
       listChangedSince: async (since) => {
         calls.delta.push(since);
-        return [...items.values()].filter((j) => (j.changedAt ?? 0) >= since) as Record<string, unknown>[];
+        return [...items.values()]
+          .filter((j) => (j.changedAt ?? 0) >= since)
+          .map(({ jobId, rev, status, changedAt }) => ({
+            jobId,
+            ...(rev !== undefined ? { rev } : {}),
+            status,
+            changedAt: changedAt ?? 0,
+            changeShard: 'c0',
+          }));
+      },
+      getRawMany: async (jobIds, attributes) => {
+        calls.bodies.push(...jobIds);
+        return jobIds.flatMap((id) => {
+          const item = items.get(id);
+          if (!item) return [];
+          const keep = new Set(['jobId', ...(attributes ?? Object.keys(item))]);
+          return [Object.fromEntries(Object.entries(item).filter(([k]) => keep.has(k)))];
+        });
       },
       // Pages of two jobs.
       pageRawByStatus: async (status, _attributes, start) => {
@@ -62,6 +80,38 @@ describe('QueueView', () => {
     // The changes since the full read began (right after it), then since the previous read, each with the overlap.
     assert.deepEqual(table.calls.delta, [1_000_000 - 30_000, 1_000_000 - 30_000]);
     assert.deepEqual(ids(view), ['job-c']);
+  });
+
+  test('a delta reads the bodies of newer waiting jobs only: jobs that left the queue or never were in it need none', async () => {
+    const clock = { now: 1_000_000 };
+    const table = fakeTable(clock);
+    table.write(jobItem('job-a', { submittedAt: 1 }));
+    table.write(jobItem('job-b', { submittedAt: 2 }));
+    table.write(jobItem('job-r', { submittedAt: 3, status: 'running' }));
+    const view = new QueueView(table.sources(), () => clock.now, {
+      overlapMs: 30_000,
+      maxDeltaAgeMs: 3600_000,
+      fullReadEveryMs: 3600_000,
+    });
+    await view.refresh();
+    table.calls.bodies.length = 0;
+
+    clock.now += 60_000;
+    table.write({ ...table.items.get('job-a')!, status: 'running' }); // started: leaves the queue
+    table.write({ ...table.items.get('job-b')!, waitReason: 'no free A100' }); // still waiting, newer
+    table.write({ ...table.items.get('job-r')!, progress: 10 }); // a running job's progress
+    table.write(jobItem('job-c', { submittedAt: 4 })); // new
+    const delta = await view.refresh();
+    assert.deepEqual([delta.how, delta.read, delta.fetched], ['delta', 4, 2]);
+    assert.deepEqual(table.calls.bodies.sort(), ['job-b', 'job-c']);
+    assert.deepEqual(ids(view), ['job-b', 'job-c']);
+    assert.equal(view.get('job-b')?.waitReason, 'no free A100');
+
+    // The same entries again (the overlap): nothing newer, no body read; job-a's older waiting view stays out.
+    table.calls.bodies.length = 0;
+    const again = await view.refresh();
+    assert.deepEqual([again.read, again.fetched], [4, 0]);
+    assert.equal(view.apply(jobItem('job-a', { rev: 1 })), false);
   });
 
   test('an older view of a job never replaces a newer one (a lagging index)', () => {
