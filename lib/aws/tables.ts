@@ -14,13 +14,25 @@ export const JOBS_TABLE = {
      * throttle one index partition): what the round reads to learn what changed since its previous read. It holds
      * only the keys, the revision and the status (enough to tell which changes matter); the round reads the bodies
      * of those from the table. A whole-item projection would write every job write's whole item a second time.
+     * (Named apart from the whole-item `byChange` of earlier versions: CloudFormation cannot change an index's
+     * projection, only create one and delete another, one per deployment — see LEGACY_CHANGE_INDEX.)
      */
     byChange: {
-      name: 'byChange',
+      name: 'byChangeKeys',
       partitionKey: 'changeShard',
       sortKey: 'changedAt',
       projection: ['rev', 'status'],
     },
+  },
+  /**
+   * The whole-item change index of earlier versions, unused: kept in the stack only while a deployment upgrades
+   * (context `tessera:keepLegacyChangeIndex`), so each deployment creates or deletes one index (docs/deploy.md).
+   */
+  legacyChangeIndex: {
+    name: 'byChange',
+    partitionKey: 'changeShard',
+    sortKey: 'changedAt',
+    projection: 'ALL',
   },
   /** Shards of the change index: `changeShard` is `c0` … `c<N-1>`, by a hash of the job id. */
   changeShards: 4,

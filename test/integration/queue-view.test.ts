@@ -77,6 +77,10 @@ describe('queue view', () => {
     assert.equal(recut.queued, 27);
     assert.equal(recut.snapshot?.segments, 2);
     assert.equal(recut.snapshot?.segmentsWritten, 2);
+    const former = await cp.clients.dynamodb.send(
+      new GetCommand({ TableName: cp.state.tableName, Key: { key: segmentKey(1, 0) } }),
+    );
+    assert.equal(former.Item, undefined, 'the segment of the former count is deleted');
     // Nothing changed but the rounds' own wait info: the header only.
     const quiet = await round();
     assert.equal(quiet.snapshot?.segmentsWritten, 0, JSON.stringify(quiet.snapshot));
