@@ -5,15 +5,17 @@
  *
  * It knows which content each segment item holds (what it wrote, or read when a cold start loaded the snapshot).
  * When it may not (first persist, another handler wrote since, the queue was re-cut into another number of
- * segments) it reads the segments' content keys first, then writes only those that differ; every write is fenced by
+ * segments) it reads the segments back first (their content keys, checksums verified), then writes only those that differ; every write is fenced by
  * the round lease, the header last, conditional on the persist it knows of.
  */
 import type { FencedWriteResult, LabelledWrite } from '../dynamo/fenced-writes.ts';
-import { transactItemBytes } from '../dynamo/fenced-writes.ts';
+import { itemSize, writeUnits as unitsOf } from '../dynamo/item-size.ts';
 import type { QueuedJob, QueueSnapshot } from '../items/queued-job.ts';
-import type {
-  PersistedSegments,
-  QueueSnapshotRepository,
+import {
+  type PersistedSegments,
+  type QueueSnapshotRepository,
+  SNAPSHOT_KEY,
+  segmentKey,
 } from '../repositories/queue-snapshot-repository.ts';
 import {
   SEGMENT_MAX_BYTES,
@@ -31,7 +33,7 @@ export interface PersistResult {
   readonly segments: number;
   /** Segment items written (the header not counted). */
   readonly segmentsWritten: number;
-  /** Bytes of the write requests (segments and header): an upper estimate of the items' size. */
+  /** Bytes of the items written (segments and header), as DynamoDB counts an item's size. */
   readonly bytes: number;
   /** Write request units, as a transactional write is billed: 2 per KB (rounded up) of each item. */
   readonly writeUnits: number;
@@ -40,7 +42,8 @@ export interface PersistResult {
   readonly why?: string;
 }
 
-const writeUnits = (bytes: number) => 2 * Math.max(1, Math.ceil(bytes / 1024));
+/** A transactional write costs two write units per KB of the item. */
+const transactionalUnits = (bytes: number) => 2 * unitsOf(bytes);
 
 export class QueuePersister {
   private known: PersistedSegments | undefined;
@@ -110,14 +113,18 @@ export class QueuePersister {
     for (const [i, { index, content }] of changed.entries())
       if (done.has(writes[i]!.label)) known.contentKeys.set(index, content.contentKey);
     result.segmentsWritten = done.size;
-    for (const write of writes) result.bytes += transactItemBytes(write.item);
-    result.writeUnits = writes.reduce((n, w) => n + writeUnits(transactItemBytes(w.item)), 0);
+    for (const { index, content } of changed) {
+      const bytes = itemSize({ key: segmentKey(segments, index), ...content });
+      result.bytes += bytes;
+      result.writeUnits += transactionalUnits(bytes);
+    }
     if (done.size < writes.length) return { ...result, why: 'a segment was not written' };
 
     const header = this.repository.headerWrite({ segments, ...marks, persistId }, known.persistId);
     const headerResult = await fenced([header]);
-    result.bytes += transactItemBytes(header.item);
-    result.writeUnits += writeUnits(transactItemBytes(header.item));
+    const headerBytes = itemSize({ key: SNAPSHOT_KEY, segments, ...marks, persistId });
+    result.bytes += headerBytes;
+    result.writeUnits += transactionalUnits(headerBytes);
     if (headerResult.written.length === 0) {
       // Another writer's header: read what the table holds before the next persist.
       return { ...result, why: 'the header changed since this handler last wrote or read it' };
