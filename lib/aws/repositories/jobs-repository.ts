@@ -219,17 +219,21 @@ export class JobsRepository {
   }
 
   /**
-   * One page of the jobs in `status`, unparsed, with only `attributes`, from `start` (the previous page's `next`):
-   * for a reader that spreads a long read over several calls.
+   * One page of the jobs in `status`, unparsed, with only `attributes`, from `start` (the previous page's `next`),
+   * within `range` of submittedAt (inclusive) when given: for a reader that spreads a long read over several calls
+   * or reads parts of it in parallel.
    */
   async pageRawByStatus(
     status: JobStatus,
     attributes: readonly string[],
     start?: Record<string, unknown>,
+    range?: { readonly from: number; readonly to: number },
   ): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
     const index = JOBS_TABLE.indexes.byStatus;
     const x = new Expressions();
-    const key = x.eq(index.partitionKey, status);
+    const key = range
+      ? `${x.eq(index.partitionKey, status)} AND ${x.name(index.sortKey)} BETWEEN ${x.value(range.from)} AND ${x.value(range.to)}`
+      : x.eq(index.partitionKey, status);
     const projection = attributes.map((a) => x.name(a)).join(', ');
     const output = await this.client.send(
       new QueryCommand({
@@ -245,6 +249,29 @@ export class JobsRepository {
       items: (output.Items ?? []) as Record<string, unknown>[],
       ...(output.LastEvaluatedKey ? { next: output.LastEvaluatedKey as Record<string, unknown> } : {}),
     };
+  }
+
+  /** The oldest and newest submittedAt of the jobs in `status` (undefined when there are none). */
+  async submittedRange(status: JobStatus): Promise<{ first: number; last: number } | undefined> {
+    const index = JOBS_TABLE.indexes.byStatus;
+    const end = async (oldestFirst: boolean) => {
+      const x = new Expressions();
+      const output = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: index.name,
+          KeyConditionExpression: x.eq(index.partitionKey, status),
+          ProjectionExpression: x.name(index.sortKey),
+          ScanIndexForward: oldestFirst,
+          Limit: 1,
+          ...x.attributes(),
+        }),
+      );
+      const value = output.Items?.[0]?.[index.sortKey];
+      return typeof value === 'number' ? value : undefined;
+    };
+    const [first, last] = await Promise.all([end(true), end(false)]);
+    return first === undefined || last === undefined ? undefined : { first, last };
   }
 
   /**

@@ -28,9 +28,10 @@ import {
 import type { CorruptItemError } from '../repositories/errors.ts';
 import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import { parseItem } from '../repositories/parse-item.ts';
+import { FullQueueRead, type FullReadSource } from './full-queue-read.ts';
 
 export interface QueueViewSources {
-  readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'pageRawByStatus' | 'getRawMany'>;
+  readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'getRawMany'> & FullReadSource;
   /** The persisted snapshot, or why there is none usable. */
   readonly loadSnapshot: () => Promise<QueueSnapshot | { invalid: string }>;
 }
@@ -39,6 +40,8 @@ export interface QueueViewOptions {
   readonly overlapMs: number;
   readonly maxDeltaAgeMs: number;
   readonly fullReadEveryMs: number;
+  /** Parallel lanes per status of a full read (full-queue-read.ts). */
+  readonly fullReadLanes?: number;
 }
 
 export const QUEUE_VIEW_DEFAULTS: QueueViewOptions = {
@@ -79,9 +82,7 @@ export class QueueView {
   private touched = new Set<string>();
   private touchedAll = true;
   /** A full read spread over rounds: where it is, and what it found so far. */
-  private fullRead:
-    | { startedAtMs: number; statuses: string[]; next?: Record<string, unknown>; found: QueuedJob[] }
-    | undefined;
+  private fullRead: FullQueueRead | undefined;
 
   constructor(
     private readonly sources: QueueViewSources,
@@ -202,7 +203,7 @@ export class QueueView {
       now - this.fullReadAtMs > this.options.fullReadEveryMs;
     let read = 0;
     if (stale || this.fullRead) {
-      this.fullRead ??= { startedAtMs: now, statuses: [...WAITING_STATUSES], found: [] };
+      this.fullRead ??= new FullQueueRead(now, this.sources.jobs, parseQueued, this.options.fullReadLanes);
       read = await this.continueFullRead(deadlineMs, corrupt);
       if (this.fullRead === undefined) how = 'full';
       else if (this.watermarkMs === undefined || now - this.watermarkMs > this.options.maxDeltaAgeMs)
@@ -251,31 +252,14 @@ export class QueueView {
     return bodies.length;
   }
 
-  /** Reads pages of the queue until done or past the deadline; once done, the view is what it found. */
+  /** Reads the queue in full until done or past the deadline; once done, the view is what it found. */
   private async continueFullRead(deadlineMs: number, corrupt: CorruptItemError[]): Promise<number> {
     const progress = this.fullRead!;
-    let read = 0;
-    while (progress.statuses.length > 0) {
-      // At least one page per call, so a full read always moves on.
-      if (read > 0 && this.wallClock() > deadlineMs) return read;
-      const status = progress.statuses[0] as (typeof WAITING_STATUSES)[number];
-      const page = await this.sources.jobs.pageRawByStatus(status, QUEUED_JOB_ATTRIBUTES, progress.next);
-      read += page.items.length;
-      for (const raw of page.items) {
-        try {
-          progress.found.push(parseQueued(raw));
-        } catch (error) {
-          corrupt.push(error as CorruptItemError);
-        }
-      }
-      if (page.next) progress.next = page.next;
-      else {
-        progress.statuses.shift();
-        delete progress.next;
-      }
-    }
+    // At least one page per call, so a full read always moves on.
+    const read = await progress.continue(() => this.wallClock() > deadlineMs, corrupt);
+    if (!progress.done) return read;
     // Complete as of when it began: the delta that follows reads every change since (with the overlap).
-    this.replace(progress.found, progress.startedAtMs, progress.startedAtMs);
+    this.replace(progress.jobs(), progress.startedAtMs, progress.startedAtMs);
     this.fullRead = undefined;
     return read;
   }

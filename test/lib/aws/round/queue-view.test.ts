@@ -2,13 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JobItem } from '../../../../lib/aws/items/job-item.ts';
 import { type QueueSnapshot, toQueuedJob } from '../../../../lib/aws/items/queued-job.ts';
-import { QueueView, type QueueViewSources } from '../../../../lib/aws/round/queue-view.ts';
+import {
+  QUEUE_VIEW_DEFAULTS,
+  QueueView,
+  type QueueViewSources,
+} from '../../../../lib/aws/round/queue-view.ts';
 import { jobItem } from '../support/items.ts';
 
 /** A Jobs table in memory: every write stamps `changedAt` with the test's wall clock and bumps `rev`. */
 const fakeTable = (clock: { now: number }) => {
   const items = new Map<string, JobItem>();
-  const calls = { full: 0, pages: 0, delta: [] as number[], bodies: [] as string[] };
+  const calls = { full: 0, pages: 0, first: 0, delta: [] as number[], bodies: [] as string[] };
   const write = (item: JobItem) => {
     const previous = items.get(item.jobId);
     items.set(item.jobId, { ...item, rev: (previous?.rev ?? 0) + 1, changedAt: clock.now });
@@ -37,16 +41,25 @@ const fakeTable = (clock: { now: number }) => {
           return [Object.fromEntries(Object.entries(item).filter(([k]) => keep.has(k)))];
         });
       },
-      // Pages of two jobs.
-      pageRawByStatus: async (status, _attributes, start) => {
+      // Pages of two jobs, oldest first, within the range of submittedAt when given.
+      pageRawByStatus: async (status, _attributes, start, range) => {
         calls.pages++;
         const from = (start?.i as number | undefined) ?? 0;
-        if (from === 0) calls.full += status === 'queued' ? 1 : 0;
-        const all = [...items.values()].filter((j) => j.status === status);
+        if (from === 0 && status === 'queued' && (!range || range.from === calls.first)) calls.full++;
+        const all = [...items.values()]
+          .filter((j) => j.status === status)
+          .filter((j) => !range || (j.submittedAt >= range.from && j.submittedAt <= range.to))
+          .sort((a, b) => a.submittedAt - b.submittedAt);
         return {
           items: all.slice(from, from + 2) as Record<string, unknown>[],
           ...(from + 2 < all.length ? { next: { i: from + 2 } } : {}),
         };
+      },
+      submittedRange: async (status) => {
+        const times = [...items.values()].filter((j) => j.status === status).map((j) => j.submittedAt);
+        if (times.length === 0) return undefined;
+        if (status === 'queued') calls.first = Math.min(...times);
+        return { first: Math.min(...times), last: Math.max(...times) };
       },
     },
     loadSnapshot: async () => snapshot ?? { invalid: 'no snapshot' },
@@ -174,7 +187,10 @@ describe('QueueView', () => {
     const clock = { now: 1_000_000 };
     const table = fakeTable(clock);
     for (let i = 0; i < 5; i++) table.write(jobItem(`job-${i}`, { submittedAt: i }));
-    const view = new QueueView(table.sources(), () => clock.now);
+    const view = new QueueView(table.sources(), () => clock.now, {
+      ...QUEUE_VIEW_DEFAULTS,
+      fullReadLanes: 1,
+    });
     const first = await view.refresh(clock.now - 1);
     assert.deepEqual([first.how, first.complete, first.read], ['full', false, 2]);
     assert.deepEqual(ids(view), []);
@@ -183,6 +199,24 @@ describe('QueueView', () => {
     const done = await view.refresh();
     assert.deepEqual([done.how, done.complete], ['full', true]);
     assert.deepEqual(ids(view), ['job-0', 'job-1', 'job-2', 'job-3', 'job-4', 'job-late']);
+  });
+
+  test('a full read in parallel lanes of submittedAt finds every waiting job once', async () => {
+    const clock = { now: 1_000_000 };
+    const table = fakeTable(clock);
+    // Submission times with repeats and jobs on the lanes' shared bounds.
+    for (let i = 0; i < 40; i++) table.write(jobItem(`job-${i}`, { submittedAt: Math.floor(i / 3) * 8 }));
+    table.write(jobItem('job-s', { submittedAt: 5, status: 'suspended' }));
+    table.write(jobItem('job-r', { submittedAt: 6, status: 'running' }));
+    const view = new QueueView(table.sources(), () => clock.now, {
+      ...QUEUE_VIEW_DEFAULTS,
+      fullReadLanes: 4,
+    });
+    const result = await view.refresh();
+    assert.deepEqual([result.how, result.complete], ['full', true]);
+    assert.equal(view.size, 41);
+    assert.ok(view.get('job-s'));
+    assert.equal(view.get('job-r'), undefined);
   });
 
   test('invalidate forgets the view: the next refresh starts over', async () => {
