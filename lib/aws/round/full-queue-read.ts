@@ -38,7 +38,7 @@ export class FullQueueRead {
   ) {}
 
   get done(): boolean {
-    return this.lanes !== undefined && this.lanes.every((lane) => lane.done);
+    return this.lanes?.every((lane) => lane.done) ?? false;
   }
 
   /** What the read found (complete once `done`). */

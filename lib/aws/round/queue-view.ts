@@ -23,7 +23,6 @@ import {
   type QueueSnapshot,
   queuedJobSchema,
   toQueuedJob,
-  WAITING_STATUSES,
 } from '../items/queued-job.ts';
 import type { CorruptItemError } from '../repositories/errors.ts';
 import type { JobsRepository } from '../repositories/jobs-repository.ts';
