@@ -2,10 +2,14 @@
 // persisted snapshot, a torn snapshot is refused, and a decision taken on a stale view of a job is dropped.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createRoundHandler } from '../../functions/round/handler.ts';
 import { JobsRepository } from '../../lib/aws/repositories/jobs-repository.ts';
-import { QueueSnapshotRepository, segmentKey } from '../../lib/aws/repositories/queue-snapshot-repository.ts';
+import {
+  QueueSnapshotRepository,
+  SNAPSHOT_KEY,
+  segmentKey,
+} from '../../lib/aws/repositories/queue-snapshot-repository.ts';
 import type { RoundReport } from '../../lib/aws/round/run-round.ts';
 import { admitHosts, invokeRound, jobDocument, register, sendTelemetry, submit } from './support/fixtures.ts';
 import { type ControlPlane, startControlPlane } from './support/local-stack.ts';
@@ -99,6 +103,25 @@ describe('queue view', () => {
     assert.equal(cold.snapshot?.segmentsWritten, 0, JSON.stringify(cold.snapshot));
   });
 
+  test('a header another handler wrote since: the persist is refused, the next one reads the table and goes on', async () => {
+    await cp.clients.dynamodb.send(
+      new UpdateCommand({
+        TableName: cp.state.tableName,
+        Key: { key: SNAPSHOT_KEY },
+        UpdateExpression: 'SET persistId = :p',
+        ExpressionAttributeValues: { ':p': 'another-handler' },
+      }),
+    );
+    await submit(cp, jobDocument({ clientToken: 'seg-two', gpus: 4 }));
+    const refused = await round();
+    assert.equal(refused.snapshot?.written, false, JSON.stringify(refused.snapshot));
+    const next = await round();
+    assert.equal(next.snapshot?.written, true, JSON.stringify(next.snapshot));
+    assert.notEqual((await snapshots().loadHeader())?.persistId, 'another-handler');
+    const persisted = await snapshots().load();
+    assert.equal('jobs' in persisted ? persisted.jobs.length : 0, 29);
+  });
+
   test('a torn snapshot (a segment missing or altered) is refused: the cold round reads in full', async () => {
     const header = (await snapshots().loadHeader())!;
     await cp.clients.dynamodb.send(
@@ -111,7 +134,7 @@ describe('queue view', () => {
     coldStart();
     const report = await round();
     assert.equal(report.queueRead, 'full');
-    assert.equal(report.queued, 28);
+    assert.equal(report.queued, 29);
     // The next round finds the table out of step with what it read in full: it rewrites the torn segment only.
     const repaired = await round();
     assert.equal(repaired.snapshot?.segmentsWritten, 1, JSON.stringify(repaired.snapshot));

@@ -133,8 +133,15 @@ export interface RoundReport {
   /** Bodies of changed waiting jobs read from the table on a delta. */
   readonly queueBodiesRead?: number;
   readonly queued?: number;
-  /** The queue snapshot's segments, those this round rewrote, and the bytes and write units that took. */
-  readonly snapshot?: { segments: number; segmentsWritten: number; bytes: number; writeUnits: number };
+  /** The queue snapshot's segments, those this round rewrote, the bytes and write units that took, and whether its
+   * header was written (false: the next round tries again). */
+  readonly snapshot?: {
+    written: boolean;
+    segments: number;
+    segmentsWritten: number;
+    bytes: number;
+    writeUnits: number;
+  };
 }
 
 const skipped = (): RoundReport => ({
@@ -203,6 +210,7 @@ const persistQueue = async (
   try {
     const result = await persister.persist(queue, fenced, `${leaseToken}-${report.round}`);
     const snapshot = {
+      written: result.written,
       segments: result.segments,
       segmentsWritten: result.segmentsWritten,
       bytes: result.bytes,
