@@ -19,6 +19,7 @@ import { ENV } from '../../lib/aws/environment.ts';
 import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
 import { QueueSnapshotRepository } from '../../lib/aws/repositories/queue-snapshot-repository.ts';
 import { TenantSummaryRepository } from '../../lib/aws/repositories/tenant-summary-repository.ts';
+import { QueuePersister } from '../../lib/aws/round/queue-persister.ts';
 import { QueueView } from '../../lib/aws/round/queue-view.ts';
 import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
 import { getPolicy } from '../../lib/core/policies/index.ts';
@@ -59,10 +60,12 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
         roleArn,
       ),
   );
-  // The queue view lives as long as this handler (a warm Lambda container): a round reads only what changed.
-  const snapshots = new QueueSnapshotRepository(deps.clients.dynamodb, deps.state.tableName);
-  const queue = new QueueView({ jobs: deps.jobs, loadSnapshot: () => snapshots.load() });
   const tenantSummary = new TenantSummaryRepository(deps.clients.dynamodb, deps.state.tableName);
+  // The queue view lives as long as this handler (a warm Lambda container): a round reads only what changed.
+  const queuePersister = new QueuePersister(
+    new QueueSnapshotRepository(deps.clients.dynamodb, deps.state.tableName),
+  );
+  const queue = new QueueView({ jobs: deps.jobs, loadSnapshot: () => queuePersister.load() });
 
   return middy<RoundTrigger, RoundReport, Error, Context>()
     .use(injectLambdaContext(deps.logger))
@@ -87,6 +90,7 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
           log,
           queue,
           tenantSummary,
+          queuePersister,
         },
         {
           clusterName: deps.env[ENV.clusterName],

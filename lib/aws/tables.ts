@@ -6,14 +6,33 @@ export const JOBS_TABLE = {
   partitionKey: 'jobId',
   indexes: {
     /** Every job in one status, oldest first: what the round reads. */
-    byStatus: { name: 'byStatus', partitionKey: 'status', sortKey: 'submittedAt' },
+    byStatus: { name: 'byStatus', partitionKey: 'status', sortKey: 'submittedAt', projection: 'ALL' },
     /** One tenant's jobs, newest first: what `GET /jobs` lists. */
-    byTenant: { name: 'byTenant', partitionKey: 'tenant', sortKey: 'submittedAt' },
+    byTenant: { name: 'byTenant', partitionKey: 'tenant', sortKey: 'submittedAt', projection: 'ALL' },
     /**
      * Every job by the wall-clock time of its latest write, in a few shards (so a burst of submissions does not
-     * throttle one index partition): what the round reads to learn what changed since its previous read.
+     * throttle one index partition): what the round reads to learn what changed since its previous read. It holds
+     * only the keys, the revision and the status (enough to tell which changes matter); the round reads the bodies
+     * of those from the table. A whole-item projection would write every job write's whole item a second time.
+     * (Named apart from the whole-item `byChange` of earlier versions: CloudFormation cannot change an index's
+     * projection, only create one and delete another, one per deployment — see LEGACY_CHANGE_INDEX.)
      */
-    byChange: { name: 'byChange', partitionKey: 'changeShard', sortKey: 'changedAt' },
+    byChange: {
+      name: 'byChangeKeys',
+      partitionKey: 'changeShard',
+      sortKey: 'changedAt',
+      projection: ['rev', 'status'],
+    },
+  },
+  /**
+   * The whole-item change index of earlier versions, unused: kept in the stack only while a deployment upgrades
+   * (context `tessera:keepLegacyChangeIndex`), so each deployment creates or deletes one index (docs/deploy.md).
+   */
+  legacyChangeIndex: {
+    name: 'byChange',
+    partitionKey: 'changeShard',
+    sortKey: 'changedAt',
+    projection: 'ALL',
   },
   /** Shards of the change index: `changeShard` is `c0` … `c<N-1>`, by a hash of the job id. */
   changeShards: 4,

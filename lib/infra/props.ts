@@ -21,6 +21,7 @@ export const CONTEXT_KEYS = {
   alarmEmail: 'tessera:alarmEmail',
   checkpointRetentionDays: 'tessera:checkpointRetentionDays',
   logRetentionDays: 'tessera:logRetentionDays',
+  keepLegacyChangeIndex: 'tessera:keepLegacyChangeIndex',
 } as const;
 
 /** Context values arrive as strings from `-c`, as JSON values from cdk.json: both are accepted. */
@@ -84,6 +85,12 @@ export const tesseraPropsSchema = z.object({
     .int('must be a whole number of days')
     .min(1, 'must be at least 1')
     .default(30),
+  /** Keep the former whole-item change index for one deployment of an upgrade (docs/deploy.md, "Upgrading"). */
+  keepLegacyChangeIndex: z
+    .union([z.boolean(), z.enum(['true', 'false']).transform((s) => s === 'true')], {
+      error: 'must be true or false',
+    })
+    .default(false),
 });
 
 export type TesseraSettings = z.infer<typeof tesseraPropsSchema>;

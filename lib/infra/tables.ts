@@ -18,19 +18,26 @@ export class TesseraTables extends Construct {
   readonly hosts: Table;
   readonly schedulerState: Table;
 
-  constructor(scope: Construct, id: string) {
+  /** `keepLegacyChangeIndex`: also the former whole-item change index, for a two-step upgrade (docs/deploy.md). */
+  constructor(scope: Construct, id: string, props: { keepLegacyChangeIndex?: boolean } = {}) {
     super(scope, id);
     this.jobs = new Table(this, 'Jobs', {
       ...common,
       partitionKey: { name: JOBS_TABLE.partitionKey, type: AttributeType.STRING },
       timeToLiveAttribute: JOBS_TABLE.ttlAttribute,
     });
-    for (const index of Object.values(JOBS_TABLE.indexes)) {
+    const indexes = [
+      ...Object.values(JOBS_TABLE.indexes),
+      ...(props.keepLegacyChangeIndex ? [JOBS_TABLE.legacyChangeIndex] : []),
+    ];
+    for (const index of indexes) {
       this.jobs.addGlobalSecondaryIndex({
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.NUMBER },
-        projectionType: ProjectionType.ALL,
+        ...(index.projection === 'ALL'
+          ? { projectionType: ProjectionType.ALL }
+          : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
       });
     }
     this.profiles = new Table(this, 'Profiles', {

@@ -56,7 +56,9 @@ export class TesseraStack extends Stack {
     const root = props.repositoryRoot ?? REPOSITORY_ROOT;
     // Server access logs are delivered under a bucket policy, not the deprecated LogDeliveryWrite ACL.
     this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
-    this.tables = new TesseraTables(this, 'Tables');
+    this.tables = new TesseraTables(this, 'Tables', {
+      keepLegacyChangeIndex: settings.keepLegacyChangeIndex,
+    });
     this.queues = new TesseraQueues(this, 'Queues', {
       ingestTimeout: FUNCTION_SETTINGS.ingest.timeout,
       roundTimeout: FUNCTION_SETTINGS.round.timeout,
@@ -261,7 +263,7 @@ export class TesseraStack extends Stack {
     );
     allow(fns.round, 'HostsByState', ['dynamodb:Query'], [index(t.hosts, HOSTS_TABLE.indexes.byState.name)]);
     allow(fns.round, 'Profiles', ['dynamodb:Scan'], [t.profiles.tableArn]);
-    // Put, BatchGet and Delete: the chunks of the queue snapshot (new keys each time; the old ones removed).
+    // Put and BatchGet: the segments of the queue snapshot; BatchWrite: the segments of a former count, deleted.
     allow(
       fns.round,
       'LeaseAndState',
@@ -270,7 +272,7 @@ export class TesseraStack extends Stack {
         'dynamodb:BatchGetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
-        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
         'dynamodb:ConditionCheckItem',
       ],
       [t.schedulerState.tableArn],

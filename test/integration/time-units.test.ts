@@ -9,6 +9,7 @@ import {
   QueueSnapshotRepository,
   SNAPSHOT_KEY,
 } from '../../lib/aws/repositories/queue-snapshot-repository.ts';
+import { segmentContent } from '../../lib/aws/round/queue-segments.ts';
 import { jobIdFor, newJobItem } from '../../lib/aws/submit-job.ts';
 import { JOBS_TABLE } from '../../lib/aws/tables.ts';
 import { validateJobSpec } from '../../lib/protocol/job-spec.ts';
@@ -261,12 +262,13 @@ describe('upgrade: items written in epoch milliseconds', () => {
         },
       }),
     );
-    assert.deepEqual(await snapshots.load(), { invalid: 'no snapshot' }, 'the round reads the queue in full');
-    const { header } = await snapshots.writeChunks('new', {
-      watermarkMs: now * 1000,
-      fullReadAtMs: now * 1000,
-      jobs: [],
-    });
+    assert.ok('invalid' in (await snapshots.load()), 'the round reads the queue in full');
+    const segment = snapshots.segmentWrite(1, 0, segmentContent([]));
+    await cp.clients.dynamodb.send(new PutCommand(segment.item.Put as never));
+    const header = snapshots.headerWrite(
+      { segments: 1, watermarkMs: now * 1000, fullReadAtMs: now * 1000, persistId: 'new' },
+      undefined,
+    );
     await cp.clients.dynamodb.send(new UpdateCommand(header.item.Update as never));
     const stored = await raw(cp.state.tableName, { key: SNAPSHOT_KEY });
     assert.equal(stored?.watermarkMs, undefined);

@@ -53,6 +53,19 @@ export const withChangeStamp = (item: JobItem, now: number): JobItem => ({
   changeShard: changeShardOf(item.jobId),
 });
 
+/** What the change index holds of a job's latest write (lib/aws/tables.ts). */
+export interface ChangeEntry {
+  readonly jobId: string;
+  readonly rev?: number;
+  readonly status: JobStatus;
+  readonly changedAt: number;
+  readonly changeShard: string;
+}
+
+/** Keys per BatchGetItem call (DynamoDB's limit), and calls in flight at once. */
+const BATCH_GET_KEYS = 100;
+const BATCH_GET_CONCURRENCY = 4;
+
 /** Conditions of `updateIf`: every given part must hold. */
 export interface JobCondition {
   readonly status?: readonly JobStatus[];
@@ -101,18 +114,55 @@ export class JobsRepository {
 
   /** Strongly consistent reads of many jobs (missing ones are left out). */
   async getMany(jobIds: readonly string[]): Promise<JobItem[]> {
-    const found: JobItem[] = [];
-    for (let i = 0; i < jobIds.length; i += 100) {
-      let keys: Record<string, unknown>[] | undefined = jobIds.slice(i, i + 100).map((jobId) => ({ jobId }));
-      for (let attempt = 0; keys && keys.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-        const output: BatchGetCommandOutput = await this.client.send(
-          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const raw of output.Responses?.[this.tableName] ?? []) found.push(this.parse(raw));
-        keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
-        if (attempt > 8) throw new Error(`BatchGetItem on ${this.tableName} kept returning unprocessed keys`);
-      }
+    return (await this.getRawMany(jobIds)).map((raw) => this.parse(raw));
+  }
+
+  /**
+   * Strongly consistent reads of many jobs, unparsed, with only `attributes` when given (missing jobs are left
+   * out): BatchGetItem, 100 keys per call, a few calls at a time, keys DynamoDB leaves unprocessed retried with
+   * backoff.
+   */
+  async getRawMany(
+    jobIds: readonly string[],
+    attributes?: readonly string[],
+  ): Promise<Record<string, unknown>[]> {
+    const batches: string[][] = [];
+    for (let i = 0; i < jobIds.length; i += BATCH_GET_KEYS) batches.push(jobIds.slice(i, i + BATCH_GET_KEYS));
+    const found: Record<string, unknown>[] = [];
+    for (let i = 0; i < batches.length; i += BATCH_GET_CONCURRENCY)
+      for (const items of await Promise.all(
+        batches.slice(i, i + BATCH_GET_CONCURRENCY).map((ids) => this.batchGet(ids, attributes)),
+      ))
+        found.push(...items);
+    return found;
+  }
+
+  private async batchGet(
+    jobIds: readonly string[],
+    attributes?: readonly string[],
+  ): Promise<Record<string, unknown>[]> {
+    const x = new Expressions();
+    const projection = attributes
+      ? {
+          ProjectionExpression: [...new Set([JOBS_TABLE.partitionKey, ...attributes])]
+            .map((a) => x.name(a))
+            .join(', '),
+        }
+      : {};
+    const names = attributes ? x.attributes() : {};
+    const found: Record<string, unknown>[] = [];
+    let keys: Record<string, unknown>[] | undefined = jobIds.map((jobId) => ({ jobId }));
+    for (let attempt = 0; keys && keys.length > 0; attempt++) {
+      if (attempt > 8) throw new Error(`BatchGetItem on ${this.tableName} kept returning unprocessed keys`);
+      if (attempt > 0)
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt * (0.5 + Math.random())));
+      const output: BatchGetCommandOutput = await this.client.send(
+        new BatchGetCommand({
+          RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true, ...projection, ...names } },
+        }),
+      );
+      found.push(...((output.Responses?.[this.tableName] ?? []) as Record<string, unknown>[]));
+      keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
     }
     return found;
   }
@@ -142,10 +192,11 @@ export class JobsRepository {
   /**
    * Every job written at or after `sinceMs` (the caller's in-process wall clock, epoch ms; the index holds epoch
    * seconds), from the change index (eventually consistent: a caller reads again from a little before its previous
-   * read). Raw items: the caller parses only what it needs. Items last written before the upgrade to seconds hold
-   * milliseconds and so come back in every read until their next write (see job-item.ts `changedAt`).
+   * read). Only what the index holds: `jobId`, `rev`, `status` and the index keys; the caller reads the bodies it
+   * needs with `getRawMany`. Items last written before the upgrade to seconds hold milliseconds and so come back in
+   * every read until their next write (see job-item.ts `changedAt`).
    */
-  async listChangedSince(sinceMs: number): Promise<Record<string, unknown>[]> {
+  async listChangedSince(sinceMs: number): Promise<ChangeEntry[]> {
     const since = sinceMs / 1000;
     const index = JOBS_TABLE.indexes.byChange;
     const shards = Array.from({ length: JOBS_TABLE.changeShards }, (_, i) => `c${i}`);
@@ -162,7 +213,7 @@ export class JobsRepository {
         );
       }),
     );
-    return pages.flat();
+    return pages.flat() as unknown as ChangeEntry[];
   }
 
   /** Every job in the given statuses (oldest first per status); malformed items are returned apart. */
@@ -172,17 +223,21 @@ export class JobsRepository {
   }
 
   /**
-   * One page of the jobs in `status`, unparsed, with only `attributes`, from `start` (the previous page's `next`):
-   * for a reader that spreads a long read over several calls.
+   * One page of the jobs in `status`, unparsed, with only `attributes`, from `start` (the previous page's `next`),
+   * within `range` of submittedAt (inclusive) when given: for a reader that spreads a long read over several calls
+   * or reads parts of it in parallel.
    */
   async pageRawByStatus(
     status: JobStatus,
     attributes: readonly string[],
     start?: Record<string, unknown>,
+    range?: { readonly from: number; readonly to: number },
   ): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
     const index = JOBS_TABLE.indexes.byStatus;
     const x = new Expressions();
-    const key = x.eq(index.partitionKey, status);
+    const key = range
+      ? `${x.eq(index.partitionKey, status)} AND ${x.name(index.sortKey)} BETWEEN ${x.value(range.from)} AND ${x.value(range.to)}`
+      : x.eq(index.partitionKey, status);
     const projection = attributes.map((a) => x.name(a)).join(', ');
     const output = await this.client.send(
       new QueryCommand({
@@ -198,6 +253,29 @@ export class JobsRepository {
       items: (output.Items ?? []) as Record<string, unknown>[],
       ...(output.LastEvaluatedKey ? { next: output.LastEvaluatedKey as Record<string, unknown> } : {}),
     };
+  }
+
+  /** The oldest and newest submittedAt of the jobs in `status` (undefined when there are none). */
+  async submittedRange(status: JobStatus): Promise<{ first: number; last: number } | undefined> {
+    const index = JOBS_TABLE.indexes.byStatus;
+    const end = async (oldestFirst: boolean) => {
+      const x = new Expressions();
+      const output = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: index.name,
+          KeyConditionExpression: x.eq(index.partitionKey, status),
+          ProjectionExpression: x.name(index.sortKey),
+          ScanIndexForward: oldestFirst,
+          Limit: 1,
+          ...x.attributes(),
+        }),
+      );
+      const value = output.Items?.[0]?.[index.sortKey];
+      return typeof value === 'number' ? value : undefined;
+    };
+    const [first, last] = await Promise.all([end(true), end(false)]);
+    return first === undefined || last === undefined ? undefined : { first, last };
   }
 
   /**

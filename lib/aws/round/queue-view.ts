@@ -5,7 +5,8 @@
  * - **Delta** (every round): the jobs written since the previous read, from the change index (`changedAt`, the wall
  *   clock of each write), starting `overlapMs` before the previous read began, so index lag and clock skew between
  *   writers do not hide a write. Each job carries a revision that grows with every write: an older view never
- *   replaces a newer one.
+ *   replaces a newer one. The index holds only each job's revision and status: a newer waiting job's body is read
+ *   from the table (consistently), a job that left the queue is dropped without one.
  * - **Snapshot** (cold start): the view as a round last persisted it (queue-snapshot-repository.ts), then a delta.
  * - **Full read** (no usable snapshot, a view older than `maxDeltaAgeMs`, or every `fullReadEveryMs` as a safety net):
  *   every queued and suspended job from the status index.
@@ -22,14 +23,14 @@ import {
   type QueueSnapshot,
   queuedJobSchema,
   toQueuedJob,
-  WAITING_STATUSES,
 } from '../items/queued-job.ts';
 import type { CorruptItemError } from '../repositories/errors.ts';
 import type { JobsRepository } from '../repositories/jobs-repository.ts';
 import { parseItem } from '../repositories/parse-item.ts';
+import { FullQueueRead, type FullReadSource } from './full-queue-read.ts';
 
 export interface QueueViewSources {
-  readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'pageRawByStatus'>;
+  readonly jobs: Pick<JobsRepository, 'listChangedSince' | 'getRawMany'> & FullReadSource;
   /** The persisted snapshot, or why there is none usable. */
   readonly loadSnapshot: () => Promise<QueueSnapshot | { invalid: string }>;
 }
@@ -38,6 +39,8 @@ export interface QueueViewOptions {
   readonly overlapMs: number;
   readonly maxDeltaAgeMs: number;
   readonly fullReadEveryMs: number;
+  /** Parallel lanes per status of a full read (full-queue-read.ts). */
+  readonly fullReadLanes?: number;
 }
 
 export const QUEUE_VIEW_DEFAULTS: QueueViewOptions = {
@@ -53,8 +56,10 @@ export interface RefreshResult {
    * must not act on the queue — not start, rank or size the fleet for waiting jobs it has not all seen.
    */
   readonly complete: boolean;
-  /** Items read from DynamoDB (changed ones, or the whole queue on a full read). */
+  /** Items read from DynamoDB (change-index entries, or the whole queue on a full read). */
   readonly read: number;
+  /** Bodies of changed waiting jobs read from the table. */
+  readonly fetched: number;
   readonly corrupt: readonly CorruptItemError[];
   /** Why a snapshot could not be used, when it could not. */
   readonly snapshotIssue?: string;
@@ -72,12 +77,11 @@ export class QueueView {
   private readonly gone = new Map<string, { rev: number; atMs: number }>();
   private watermarkMs: number | undefined;
   private fullReadAtMs = 0;
-  /** Read in full since the last snapshot was persisted: the next one is due soon. */
-  unpersisted = false;
+  /** Jobs whose view changed since `takeTouched` (all: the view was replaced), for the snapshot's segments. */
+  private touched = new Set<string>();
+  private touchedAll = true;
   /** A full read spread over rounds: where it is, and what it found so far. */
-  private fullRead:
-    | { startedAtMs: number; statuses: string[]; next?: Record<string, unknown>; found: QueuedJob[] }
-    | undefined;
+  private fullRead: FullQueueRead | undefined;
 
   constructor(
     private readonly sources: QueueViewSources,
@@ -90,6 +94,19 @@ export class QueueView {
     return [...this.jobs.values()].sort(
       (a, b) => a.submittedAt - b.submittedAt || (a.jobId < b.jobId ? -1 : 1),
     );
+  }
+
+  /** The waiting jobs in no order (cheaper than `waiting` when the order does not matter). */
+  all(): IterableIterator<QueuedJob> {
+    return this.jobs.values();
+  }
+
+  /** The jobs whose view changed since the previous call, or 'all' when the view was replaced or forgotten. */
+  takeTouched(): ReadonlySet<string> | 'all' {
+    const touched = this.touchedAll ? 'all' : this.touched;
+    this.touched = new Set();
+    this.touchedAll = false;
+    return touched;
   }
 
   get(jobId: string): QueuedJob | undefined {
@@ -114,10 +131,18 @@ export class QueueView {
    */
   invalidate(use?: number): void {
     if (use !== undefined && use !== this.uses) return;
+    this.touchedAll = true;
     this.jobs.clear();
     this.gone.clear();
     this.watermarkMs = undefined;
     this.fullRead = undefined;
+  }
+
+  /** Up to when the view is complete, and when it was last read in full (undefined: no view yet). */
+  marks(): { watermarkMs: number; fullReadAtMs: number } | undefined {
+    return this.watermarkMs === undefined
+      ? undefined
+      : { watermarkMs: this.watermarkMs, fullReadAtMs: this.fullReadAtMs };
   }
 
   snapshot(): QueueSnapshot | undefined {
@@ -137,11 +162,18 @@ export class QueueView {
     if (isWaiting(job)) {
       this.gone.delete(job.jobId);
       this.jobs.set(job.jobId, toQueuedJob(job));
+      this.touched.add(job.jobId);
       return true;
     }
-    this.jobs.delete(job.jobId);
-    this.gone.set(job.jobId, { rev, atMs: this.wallClock() });
-    return held !== undefined;
+    return this.leave(job.jobId, rev);
+  }
+
+  /** The job left the queue at revision `rev` (started or ended); returns whether the view held it. */
+  private leave(jobId: string, rev: number): boolean {
+    const held = this.jobs.delete(jobId);
+    if (held) this.touched.add(jobId);
+    this.gone.set(jobId, { rev, atMs: this.wallClock() });
+    return held;
   }
 
   /**
@@ -160,7 +192,7 @@ export class QueueView {
       else if (now - snapshot.watermarkMs > this.options.maxDeltaAgeMs)
         snapshotIssue = `snapshot is ${Math.round((now - snapshot.watermarkMs) / 1000)} s old`;
       else {
-        this.replace(snapshot.jobs, snapshot.watermarkMs, snapshot.fullReadAtMs);
+        this.replace(snapshot.jobs, snapshot.watermarkMs, snapshot.fullReadAtMs, true);
         how = 'snapshot';
       }
     }
@@ -170,16 +202,45 @@ export class QueueView {
       now - this.fullReadAtMs > this.options.fullReadEveryMs;
     let read = 0;
     if (stale || this.fullRead) {
-      this.fullRead ??= { startedAtMs: now, statuses: [...WAITING_STATUSES], found: [] };
+      this.fullRead ??= new FullQueueRead(now, this.sources.jobs, parseQueued, this.options.fullReadLanes);
       read = await this.continueFullRead(deadlineMs, corrupt);
       if (this.fullRead === undefined) how = 'full';
       else if (this.watermarkMs === undefined || now - this.watermarkMs > this.options.maxDeltaAgeMs)
-        return { how: 'full', complete: false, read, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+        return {
+          how: 'full',
+          complete: false,
+          read,
+          fetched: 0,
+          corrupt,
+          ...(snapshotIssue ? { snapshotIssue } : {}),
+        };
     }
     const since = this.watermarkMs! - this.options.overlapMs;
-    const raws = await this.sources.jobs.listChangedSince(since);
-    read += raws.length;
-    for (const raw of raws) {
+    const changes = await this.sources.jobs.listChangedSince(since);
+    read += changes.length;
+    const fetched = await this.applyChanges(changes, corrupt);
+    this.watermarkMs = Math.max(this.watermarkMs!, now);
+    for (const [jobId, { atMs }] of this.gone)
+      if (now - atMs > 2 * this.options.overlapMs) this.gone.delete(jobId);
+    return { how, complete: true, read, fetched, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+  }
+
+  /**
+   * Applies change-index entries: newer waiting jobs from their bodies (read consistently, so never older than the
+   * entry), jobs that left the queue from the entry alone. Returns how many bodies were read.
+   */
+  private async applyChanges(
+    changes: readonly Pick<JobItem, 'jobId' | 'rev' | 'status'>[],
+    corrupt: CorruptItemError[],
+  ): Promise<number> {
+    const wanted: string[] = [];
+    for (const change of changes) {
+      if (!this.isNewer(change)) continue;
+      if (isWaiting(change)) wanted.push(change.jobId);
+      else this.leave(change.jobId, change.rev ?? 0);
+    }
+    const bodies = wanted.length > 0 ? await this.sources.jobs.getRawMany(wanted, QUEUED_JOB_ATTRIBUTES) : [];
+    for (const raw of bodies) {
       if (!this.isNewer(raw)) continue;
       try {
         this.apply(parseQueued(raw));
@@ -187,44 +248,27 @@ export class QueueView {
         corrupt.push(error as CorruptItemError);
       }
     }
-    this.watermarkMs = Math.max(this.watermarkMs!, now);
-    for (const [jobId, { atMs }] of this.gone)
-      if (now - atMs > 2 * this.options.overlapMs) this.gone.delete(jobId);
-    return { how, complete: true, read, corrupt, ...(snapshotIssue ? { snapshotIssue } : {}) };
+    return bodies.length;
   }
 
-  /** Reads pages of the queue until done or past the deadline; once done, the view is what it found. */
+  /** Reads the queue in full until done or past the deadline; once done, the view is what it found. */
   private async continueFullRead(deadlineMs: number, corrupt: CorruptItemError[]): Promise<number> {
     const progress = this.fullRead!;
-    let read = 0;
-    while (progress.statuses.length > 0) {
-      // At least one page per call, so a full read always moves on.
-      if (read > 0 && this.wallClock() > deadlineMs) return read;
-      const status = progress.statuses[0] as (typeof WAITING_STATUSES)[number];
-      const page = await this.sources.jobs.pageRawByStatus(status, QUEUED_JOB_ATTRIBUTES, progress.next);
-      read += page.items.length;
-      for (const raw of page.items) {
-        try {
-          progress.found.push(parseQueued(raw));
-        } catch (error) {
-          corrupt.push(error as CorruptItemError);
-        }
-      }
-      if (page.next) progress.next = page.next;
-      else {
-        progress.statuses.shift();
-        delete progress.next;
-      }
-    }
+    // At least one page per call, so a full read always moves on.
+    const read = await progress.continue(() => this.wallClock() > deadlineMs, corrupt);
+    if (!progress.done) return read;
     // Complete as of when it began: the delta that follows reads every change since (with the overlap).
-    this.replace(progress.found, progress.startedAtMs, progress.startedAtMs);
+    this.replace(progress.jobs(), progress.startedAtMs, progress.startedAtMs);
     this.fullRead = undefined;
-    this.unpersisted = true;
     return read;
   }
 
   /** Cheap check on a raw item before parsing it: a newer revision of a job that is or was waiting, or a new job. */
-  private isNewer(raw: Record<string, unknown>): boolean {
+  private isNewer(raw: {
+    readonly jobId?: unknown;
+    readonly rev?: unknown;
+    readonly status?: unknown;
+  }): boolean {
     const jobId = String(raw.jobId);
     const rev = typeof raw.rev === 'number' ? raw.rev : 0;
     const held = this.jobs.get(jobId);
@@ -234,7 +278,15 @@ export class QueueView {
     return raw.status === 'queued' || raw.status === 'suspended';
   }
 
-  private replace(jobs: readonly QueuedJob[], watermarkMs: number, fullReadAtMs: number): void {
+  /** The view becomes `jobs`; from a snapshot, nothing counts as touched (the view is what the snapshot holds). */
+  private replace(
+    jobs: readonly QueuedJob[],
+    watermarkMs: number,
+    fullReadAtMs: number,
+    fromSnapshot = false,
+  ): void {
+    this.touchedAll = !fromSnapshot;
+    this.touched = new Set();
     this.jobs.clear();
     this.gone.clear();
     for (const job of jobs) this.jobs.set(job.jobId, job);

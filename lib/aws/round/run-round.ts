@@ -58,6 +58,7 @@ import { logicalSizeFor } from './logical-size.ts';
 import { modelEstimateWrites, type RoundPerf, roundPerf } from './model-estimates.ts';
 import { phaseTimer } from './phase-timer.ts';
 import { lostHostChanges, preRound } from './pre-round.ts';
+import { QueuePersister } from './queue-persister.ts';
 import { QueueView } from './queue-view.ts';
 import { publishTenantSummary } from './tenant-summary.ts';
 import { waitWrites } from './wait-writes.ts';
@@ -88,6 +89,8 @@ export interface RoundDependencies {
   readonly queue?: QueueView;
   /** Where the per-tenant job summary GET /cluster reads goes (kept by the handler); absent: none is written. */
   readonly tenantSummary?: TenantSummaryRepository;
+  /** Writes the queue view's changed segments (kept beside `queue`; it also loads the snapshot a cold view starts from). */
+  readonly queuePersister?: QueuePersister;
 }
 
 export interface RoundSettings {
@@ -132,9 +135,20 @@ export interface RoundReport {
   readonly queueRead?: 'delta' | 'snapshot' | 'full';
   /** False while a first full read of the queue goes on over several rounds (waiting jobs were left alone). */
   readonly queueComplete?: boolean;
-  /** Jobs read from the queue (changed ones on a delta) and waiting jobs known after the round. */
+  /** Jobs read from the queue (change-index entries on a delta) and waiting jobs known after the round. */
   readonly queueItemsRead?: number;
+  /** Bodies of changed waiting jobs read from the table on a delta. */
+  readonly queueBodiesRead?: number;
   readonly queued?: number;
+  /** The queue snapshot's segments, those this round rewrote, the bytes and write units that took, and whether its
+   * header was written (false: the next round tries again). */
+  readonly snapshot?: {
+    written: boolean;
+    segments: number;
+    segmentsWritten: number;
+    bytes: number;
+    writeUnits: number;
+  };
 }
 
 const skipped = (): RoundReport => ({
@@ -158,8 +172,10 @@ export const runRound = async (deps: RoundDependencies, settings: RoundSettings)
     deps.log.info('another round holds the lease; skipping', { holder: settings.holder });
     return skipped();
   }
-  const snapshots = new QueueSnapshotRepository(deps.dynamodb, deps.state.tableName);
-  const queue = deps.queue ?? new QueueView({ jobs: deps.jobs, loadSnapshot: () => snapshots.load() });
+  const persister =
+    deps.queuePersister ??
+    new QueuePersister(new QueueSnapshotRepository(deps.dynamodb, deps.state.tableName));
+  const queue = deps.queue ?? new QueueView({ jobs: deps.jobs, loadSnapshot: () => persister.load() });
   const fenced: Fenced = (writes) =>
     writes.length === 0
       ? Promise.resolve({ written: [], conflicts: [] })
@@ -167,8 +183,7 @@ export const runRound = async (deps: RoundDependencies, settings: RoundSettings)
   const use = queue.use();
   try {
     const report = await leasedRound(deps, settings, fenced, queue);
-    await persistQueue(deps, queue, snapshots, fenced, report, lease.token);
-    return report;
+    return await persistQueue(deps, queue, persister, fenced, report, lease.token);
   } catch (error) {
     queue.invalidate(use); // partly applied changes: start the next round from the snapshot or a full read
     throw error;
@@ -183,38 +198,41 @@ export const runRound = async (deps: RoundDependencies, settings: RoundSettings)
 
 type Fenced = (writes: readonly LabelledWrite[]) => Promise<FencedWriteResult>;
 
-/** Rounds between two snapshots of the queue view (and one in the round after every full read). */
-export const SNAPSHOT_EVERY_ROUNDS = 10;
-
 /**
- * Persists the queue view every SNAPSHOT_EVERY_ROUNDS rounds and after a full read, so a cold round handler starts
- * from it. Best effort: a round whose snapshot fails is still complete (the next cold start reads in full).
+ * Persists the segments of the queue view that changed, so a cold round handler starts from them. Not in a round
+ * that read the queue in full (the longest one): in the next. Best effort: a round whose snapshot fails is still
+ * complete (the next persist reads what the table holds first; a cold start meanwhile uses the previous snapshot).
  */
 const persistQueue = async (
   deps: RoundDependencies,
   queue: QueueView,
-  snapshots: QueueSnapshotRepository,
+  persister: QueuePersister,
   fenced: Fenced,
   report: RoundReport,
   leaseToken: number,
-): Promise<void> => {
-  const snapshot = queue.snapshot();
-  // Not in the round that read the queue in full (the longest one): in the next, which reads only changes.
-  const due =
-    report.queueRead === 'delta' && (queue.unpersisted || (report.round ?? 0) % SNAPSHOT_EVERY_ROUNDS === 0);
-  if (!snapshot || !due) return;
+): Promise<RoundReport> => {
+  if (report.outcome !== 'completed' || report.queueRead === 'full' || report.queueComplete === false)
+    return report;
   try {
-    const previous = await snapshots.loadHeader();
-    const { header, chunks } = await snapshots.writeChunks(`${leaseToken}-${report.round}`, snapshot);
-    const result = await fenced([header]);
-    if (result.written.length === 0) return;
-    queue.unpersisted = false;
-    if (previous) await snapshots.removeChunks(previous);
-    deps.log.info('queue snapshot written', { jobs: snapshot.jobs.length, chunks });
+    const result = await persister.persist(queue, fenced, `${leaseToken}-${report.round}`);
+    const snapshot = {
+      written: result.written,
+      segments: result.segments,
+      segmentsWritten: result.segmentsWritten,
+      bytes: result.bytes,
+      writeUnits: result.writeUnits,
+    };
+    if (!result.written)
+      deps.log.warn('queue snapshot not written; the next round tries again', {
+        ...snapshot,
+        why: result.why,
+      });
+    else if (result.segmentsWritten > 0 || result.resynced)
+      deps.log.info('queue snapshot written', { ...snapshot, resynced: result.resynced });
+    return { ...report, snapshot };
   } catch (error) {
-    deps.log.warn('could not write the queue snapshot; a cold start reads the queue in full', {
-      error: String(error),
-    });
+    deps.log.warn('could not write the queue snapshot; the next round tries again', { error: String(error) });
+    return report;
   }
 };
 
@@ -416,6 +434,7 @@ const leasedRound = async (
     queueRead: refreshed.how,
     queueComplete: queueKnown,
     queueItemsRead: refreshed.read,
+    queueBodiesRead: refreshed.fetched,
     queued: queue.size,
     ...(writeFailures.length > 0
       ? { writeFailures: writeFailures.map((f) => `${f.label}: ${f.error}`) }

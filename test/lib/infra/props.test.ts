@@ -17,6 +17,7 @@ describe('settingsFromContext', () => {
       policy: 'tessera',
       checkpointRetentionDays: 30,
       logRetentionDays: 30,
+      keepLegacyChangeIndex: false,
     });
   });
 
@@ -30,6 +31,8 @@ describe('settingsFromContext', () => {
     assert.equal(s.budgetPerHour, 42.5);
     assert.equal(s.capacityType, 'on-demand');
     assert.deepEqual(from({ 'tessera:instanceFamilies': ['g6'] }).instanceFamilies, ['g6']);
+    assert.equal(from({ 'tessera:keepLegacyChangeIndex': 'true' }).keepLegacyChangeIndex, true);
+    assert.equal(from({ 'tessera:keepLegacyChangeIndex': false }).keepLegacyChangeIndex, false);
   });
 
   test('bad values name the context key and the rule', () => {
@@ -57,6 +60,10 @@ describe('settingsFromContext', () => {
     );
     assert.match(error({ 'tessera:clusterName': 'Prod_1' }), /tessera:clusterName: must be 1-32 characters/);
     assert.match(error({ 'tessera:policy': 'magic' }), /tessera:policy: must be one of .*tessera/);
+    assert.match(
+      error({ 'tessera:keepLegacyChangeIndex': 'yes' }),
+      /tessera:keepLegacyChangeIndex: must be true or false/,
+    );
   });
 
   test('instance types of a family come from the catalog, fewest GPUs first', () => {

@@ -60,9 +60,33 @@ describe('tables', () => {
     assert.deepEqual(gsis(logicalId(stack.tables.jobs)), [
       ['byStatus', ['status', 'submittedAt']],
       ['byTenant', ['tenant', 'submittedAt']],
-      ['byChange', ['changeShard', 'changedAt']],
+      ['byChangeKeys', ['changeShard', 'changedAt']],
     ]);
     assert.deepEqual(gsis(logicalId(stack.tables.hosts)), [['byState', ['state', 'stateChangedAt']]]);
+    const projections = Object.fromEntries(
+      (
+        json.Resources[logicalId(stack.tables.jobs)]!.Properties.GlobalSecondaryIndexes as {
+          IndexName: string;
+          Projection: unknown;
+        }[]
+      ).map((g) => [g.IndexName, g.Projection]),
+    );
+    // The change index holds only what tells a round which changes matter: not a second copy of every job write.
+    assert.deepEqual(projections.byChangeKeys, {
+      ProjectionType: 'INCLUDE',
+      NonKeyAttributes: ['rev', 'status'],
+    });
+    assert.deepEqual(projections.byStatus, { ProjectionType: 'ALL' });
+    // An upgrade from the whole-item `byChange` keeps it for one deployment, so each deployment adds or drops one index.
+    const upgrading = new TesseraStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Upgrading', {
+      settings: settingsFromContext((k) => (k === 'tessera:keepLegacyChangeIndex' ? 'true' : undefined)),
+    });
+    const upgradingIndexes = (
+      Template.fromStack(upgrading).toJSON().Resources[
+        upgrading.getLogicalId(upgrading.tables.jobs.node.defaultChild as never)
+      ].Properties.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[]
+    ).map((g) => [g.IndexName, g.Projection]);
+    assert.deepEqual(upgradingIndexes.slice(3), [['byChange', { ProjectionType: 'ALL' }]]);
     for (const table of [stack.tables.jobs, stack.tables.hosts])
       assert.deepEqual(json.Resources[logicalId(table)]!.Properties.TimeToLiveSpecification, {
         AttributeName: 'expiresAt',
@@ -255,8 +279,8 @@ describe('least privilege', () => {
       sorted(
         [
           'dynamodb:BatchGetItem',
+          'dynamodb:BatchWriteItem',
           'dynamodb:ConditionCheckItem',
-          'dynamodb:DeleteItem',
           'dynamodb:GetItem',
           'dynamodb:PutItem',
           'dynamodb:Query',

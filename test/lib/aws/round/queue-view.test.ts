@@ -2,33 +2,64 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JobItem } from '../../../../lib/aws/items/job-item.ts';
 import { type QueueSnapshot, toQueuedJob } from '../../../../lib/aws/items/queued-job.ts';
-import { QueueView, type QueueViewSources } from '../../../../lib/aws/round/queue-view.ts';
+import {
+  QUEUE_VIEW_DEFAULTS,
+  QueueView,
+  type QueueViewSources,
+} from '../../../../lib/aws/round/queue-view.ts';
 import { jobItem } from '../support/items.ts';
 
 /** A Jobs table in memory: every write stamps `changedAt` with the test's wall clock and bumps `rev`. */
 const fakeTable = (clock: { now: number }) => {
   const items = new Map<string, JobItem>();
-  const calls = { full: 0, pages: 0, delta: [] as number[] };
+  const calls = { full: 0, pages: 0, first: 0, delta: [] as number[], bodies: [] as string[] };
   const write = (item: JobItem) => {
     const previous = items.get(item.jobId);
     items.set(item.jobId, { ...item, rev: (previous?.rev ?? 0) + 1, changedAt: clock.now });
   };
   const sources = (snapshot?: QueueSnapshot | { invalid: string }): QueueViewSources => ({
     jobs: {
+      // What the change index holds: keys, revision and status only.
       listChangedSince: async (since) => {
         calls.delta.push(since);
-        return [...items.values()].filter((j) => (j.changedAt ?? 0) >= since) as Record<string, unknown>[];
+        return [...items.values()]
+          .filter((j) => (j.changedAt ?? 0) >= since)
+          .map(({ jobId, rev, status, changedAt }) => ({
+            jobId,
+            ...(rev !== undefined ? { rev } : {}),
+            status,
+            changedAt: changedAt ?? 0,
+            changeShard: 'c0',
+          }));
       },
-      // Pages of two jobs.
-      pageRawByStatus: async (status, _attributes, start) => {
+      getRawMany: async (jobIds, attributes) => {
+        calls.bodies.push(...jobIds);
+        return jobIds.flatMap((id) => {
+          const item = items.get(id);
+          if (!item) return [];
+          const keep = new Set(['jobId', ...(attributes ?? Object.keys(item))]);
+          return [Object.fromEntries(Object.entries(item).filter(([k]) => keep.has(k)))];
+        });
+      },
+      // Pages of two jobs, oldest first, within the range of submittedAt when given.
+      pageRawByStatus: async (status, _attributes, start, range) => {
         calls.pages++;
         const from = (start?.i as number | undefined) ?? 0;
-        if (from === 0) calls.full += status === 'queued' ? 1 : 0;
-        const all = [...items.values()].filter((j) => j.status === status);
+        if (from === 0 && status === 'queued' && (!range || range.from === calls.first)) calls.full++;
+        const all = [...items.values()]
+          .filter((j) => j.status === status)
+          .filter((j) => !range || (j.submittedAt >= range.from && j.submittedAt <= range.to))
+          .sort((a, b) => a.submittedAt - b.submittedAt);
         return {
           items: all.slice(from, from + 2) as Record<string, unknown>[],
           ...(from + 2 < all.length ? { next: { i: from + 2 } } : {}),
         };
+      },
+      submittedRange: async (status) => {
+        const times = [...items.values()].filter((j) => j.status === status).map((j) => j.submittedAt);
+        if (times.length === 0) return undefined;
+        if (status === 'queued') calls.first = Math.min(...times);
+        return { first: Math.min(...times), last: Math.max(...times) };
       },
     },
     loadSnapshot: async () => snapshot ?? { invalid: 'no snapshot' },
@@ -62,6 +93,38 @@ describe('QueueView', () => {
     // The changes since the full read began (right after it), then since the previous read, each with the overlap.
     assert.deepEqual(table.calls.delta, [1_000_000 - 30_000, 1_000_000 - 30_000]);
     assert.deepEqual(ids(view), ['job-c']);
+  });
+
+  test('a delta reads the bodies of newer waiting jobs only: jobs that left the queue or never were in it need none', async () => {
+    const clock = { now: 1_000_000 };
+    const table = fakeTable(clock);
+    table.write(jobItem('job-a', { submittedAt: 1 }));
+    table.write(jobItem('job-b', { submittedAt: 2 }));
+    table.write(jobItem('job-r', { submittedAt: 3, status: 'running' }));
+    const view = new QueueView(table.sources(), () => clock.now, {
+      overlapMs: 30_000,
+      maxDeltaAgeMs: 3600_000,
+      fullReadEveryMs: 3600_000,
+    });
+    await view.refresh();
+    table.calls.bodies.length = 0;
+
+    clock.now += 60_000;
+    table.write({ ...table.items.get('job-a')!, status: 'running' }); // started: leaves the queue
+    table.write({ ...table.items.get('job-b')!, waitReason: 'no free A100' }); // still waiting, newer
+    table.write({ ...table.items.get('job-r')!, progress: 10 }); // a running job's progress
+    table.write(jobItem('job-c', { submittedAt: 4 })); // new
+    const delta = await view.refresh();
+    assert.deepEqual([delta.how, delta.read, delta.fetched], ['delta', 4, 2]);
+    assert.deepEqual(table.calls.bodies.sort(), ['job-b', 'job-c']);
+    assert.deepEqual(ids(view), ['job-b', 'job-c']);
+    assert.equal(view.get('job-b')?.waitReason, 'no free A100');
+
+    // The same entries again (the overlap): nothing newer, no body read; job-a's older waiting view stays out.
+    table.calls.bodies.length = 0;
+    const again = await view.refresh();
+    assert.deepEqual([again.read, again.fetched], [4, 0]);
+    assert.equal(view.apply(jobItem('job-a', { rev: 1 })), false);
   });
 
   test('an older view of a job never replaces a newer one (a lagging index)', () => {
@@ -124,7 +187,10 @@ describe('QueueView', () => {
     const clock = { now: 1_000_000 };
     const table = fakeTable(clock);
     for (let i = 0; i < 5; i++) table.write(jobItem(`job-${i}`, { submittedAt: i }));
-    const view = new QueueView(table.sources(), () => clock.now);
+    const view = new QueueView(table.sources(), () => clock.now, {
+      ...QUEUE_VIEW_DEFAULTS,
+      fullReadLanes: 1,
+    });
     const first = await view.refresh(clock.now - 1);
     assert.deepEqual([first.how, first.complete, first.read], ['full', false, 2]);
     assert.deepEqual(ids(view), []);
@@ -133,6 +199,24 @@ describe('QueueView', () => {
     const done = await view.refresh();
     assert.deepEqual([done.how, done.complete], ['full', true]);
     assert.deepEqual(ids(view), ['job-0', 'job-1', 'job-2', 'job-3', 'job-4', 'job-late']);
+  });
+
+  test('a full read in parallel lanes of submittedAt finds every waiting job once', async () => {
+    const clock = { now: 1_000_000 };
+    const table = fakeTable(clock);
+    // Submission times with repeats and jobs on the lanes' shared bounds.
+    for (let i = 0; i < 40; i++) table.write(jobItem(`job-${i}`, { submittedAt: Math.floor(i / 3) * 8 }));
+    table.write(jobItem('job-s', { submittedAt: 5, status: 'suspended' }));
+    table.write(jobItem('job-r', { submittedAt: 6, status: 'running' }));
+    const view = new QueueView(table.sources(), () => clock.now, {
+      ...QUEUE_VIEW_DEFAULTS,
+      fullReadLanes: 4,
+    });
+    const result = await view.refresh();
+    assert.deepEqual([result.how, result.complete], ['full', true]);
+    assert.equal(view.size, 41);
+    assert.ok(view.get('job-s'));
+    assert.equal(view.get('job-r'), undefined);
   });
 
   test('invalidate forgets the view: the next refresh starts over', async () => {
