@@ -20,6 +20,7 @@ import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
 import { QueueSnapshotRepository } from '../../lib/aws/repositories/queue-snapshot-repository.ts';
 import { QueueView } from '../../lib/aws/round/queue-view.ts';
 import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
+import { RoundMemo } from '../../lib/core/framework/round-memo.ts';
 import { getPolicy } from '../../lib/core/policies/index.ts';
 import { loadDefaultPerfModel } from '../../lib/data/perf.ts';
 import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/function-deps.ts';
@@ -61,6 +62,8 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
   // The queue view lives as long as this handler (a warm Lambda container): a round reads only what changed.
   const snapshots = new QueueSnapshotRepository(deps.clients.dynamodb, deps.state.tableName);
   const queue = new QueueView({ jobs: deps.jobs, loadSnapshot: () => snapshots.load() });
+  // So does the core's memo of derived data (lib/core/framework/round-memo.ts): warm or cold, the same plan.
+  const memo = new RoundMemo();
 
   return middy<RoundTrigger, RoundReport, Error, Context>()
     .use(injectLambdaContext(deps.logger))
@@ -84,6 +87,7 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
           clock: deps.clock,
           log,
           queue,
+          memo,
         },
         {
           clusterName: deps.env[ENV.clusterName],

@@ -1,4 +1,5 @@
 import { neverProgressesReason, unschedulableReason } from './allocate/estimates.ts';
+import { RoundMemo } from './framework/round-memo.ts';
 import { RoundScratch } from './framework/scratch.ts';
 import { type WaitInfo, waitInfo } from './framework/wait-info.ts';
 import type { Action, StopReason } from './model/action.ts';
@@ -28,6 +29,11 @@ export interface RoundInput {
   readonly policy: Policy;
   readonly perf: PerfModel;
   readonly config?: Partial<RoundConfig>;
+  /**
+   * Derived data the caller carries from round to round (lib/core/framework/round-memo.ts): pass the same memo every
+   * round to skip recomputing what did not change; without one the round starts cold. Same plan either way.
+   */
+  readonly memo?: RoundMemo;
 }
 
 export interface Unschedulable {
@@ -179,6 +185,7 @@ export const roundContext = (input: RoundInput): RoundContext => {
     hostOf: (id) => hosts.get(id),
     capacity,
     scratch: new RoundScratch(),
+    memo: input.memo ?? new RoundMemo(),
   };
 };
 

@@ -1,4 +1,5 @@
 import type { ElasticDemand } from './elastic/demand.ts';
+import type { RoundMemo } from './framework/round-memo.ts';
 import type { RoundScratch } from './framework/scratch.ts';
 import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
@@ -33,6 +34,8 @@ export interface RoundContext {
   readonly capacity: ReadonlyMap<GpuTypeId, TypeCapacity>;
   /** Per-round data stages share (computed once per round, gone after it). */
   readonly scratch: RoundScratch;
+  /** Derived data carried between rounds by the shell (pure in its keys: warm or cold, the same plan). */
+  readonly memo: RoundMemo;
 }
 
 export interface TypeCapacity {

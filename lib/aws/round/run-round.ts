@@ -16,6 +16,7 @@
 
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { RoundMemo } from '../../core/framework/round-memo.ts';
 import { isTerminal } from '../../core/model/job.ts';
 import type { PerfModel } from '../../core/model/perf.ts';
 import { levelOf } from '../../core/place/free-gpus.ts';
@@ -81,6 +82,8 @@ export interface RoundDependencies {
    * the persisted snapshot or a full read, when absent.
    */
   readonly queue?: QueueView;
+  /** Derived data the core carries between rounds (kept by the round handler across warm invocations). */
+  readonly memo?: RoundMemo;
 }
 
 export interface RoundSettings {
@@ -285,6 +288,7 @@ const leasedRound = async (
     policy: settings.policy,
     perf: perf.perf,
     config: { roundSeconds: settings.roundSeconds },
+    ...(deps.memo ? { memo: deps.memo } : {}),
   });
   timer.lap('core');
   // The core is synchronous: its CPU time is the share of 'core' not lost to other processes on a busy machine.

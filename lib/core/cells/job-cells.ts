@@ -1,7 +1,9 @@
 import { allowedTypes, bestShape } from '../allocate/estimates.ts';
+import { memoKey } from '../framework/round-memo.ts';
 import { scratchKey } from '../framework/scratch.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
-import { type JobSpec, type JobState, remainingIterations } from '../model/job.ts';
+import { type JobState, remainingIterations } from '../model/job.ts';
+import type { PerfModel } from '../model/perf.ts';
 import { allocationGpuCount, type Cell } from '../model/plan.ts';
 import { isHolding } from '../order/compare.ts';
 import type { RoundContext } from '../stages.ts';
@@ -161,8 +163,16 @@ interface StaticCells {
   readonly reference: number;
 }
 
-// Raw Cells depend only on the job's spec and the cluster's capacity: computed once, reused every round.
-const staticCache = new WeakMap<JobSpec, Map<string, StaticCells>>();
+/** A job's raw Cells for one capacity key, and the perf model and estimator they were made with. */
+interface StaticEntry {
+  readonly perf: PerfModel;
+  readonly estimator: CellEstimator;
+  readonly cells: StaticCells;
+}
+
+// Raw Cells depend only on the job's spec, the cluster's capacity, the perf model and the estimator: made once,
+// reused every round the shell carries the memo (per spec: capacity key → entry).
+const STATIC_CELLS = memoKey<Map<string, StaticEntry>>('crius raw cells');
 const CAPACITY_KEY = scratchKey<readonly [string, string]>('capacity key');
 
 /** The round's capacity as a key, without and with count scaling: made once per round, not once per job. */
@@ -178,36 +188,40 @@ const staticCells = (
   estimator: CellEstimator,
   countScaling: boolean,
 ): StaticCells => {
-  let perSpec = staticCache.get(job.spec);
-  if (!perSpec) {
-    perSpec = new Map();
-    staticCache.set(job.spec, perSpec);
-  }
+  const perSpec = ctx.memo.of(job.spec, STATIC_CELLS, () => new Map());
   const key = capacityKey(ctx)[countScaling ? 1 : 0];
-  let cells = perSpec.get(key);
-  if (!cells) {
-    const spec = job.spec;
-    const raws: StaticCell[] = [];
-    let reference = 0;
-    for (const type of allowedTypes(spec, ctx)) {
-      for (const gpus of countsFor(spec.gpus, countScaling)) {
-        const raw = rawCell(job, type, gpus, ctx, estimator);
-        if (!raw) continue;
-        raws.push({
-          type,
-          gpus,
-          raw,
-          key: cellKey(type, gpus, raw.stages),
-          efficiencyKey: efficiencyKey(spec.model, type),
-        });
-        if (gpus === spec.gpus) reference = Math.max(reference, raw.rate);
-      }
-    }
-    if (reference <= 0) reference = Math.max(0, ...raws.map((r) => r.raw.rate));
-    cells = { raws, reference };
-    perSpec.set(key, cells);
-  }
+  const known = perSpec.get(key);
+  if (known && known.perf === ctx.perf && known.estimator === estimator) return known.cells;
+  const cells = makeStaticCells(job, ctx, estimator, countScaling);
+  perSpec.set(key, { perf: ctx.perf, estimator, cells });
   return cells;
+};
+
+const makeStaticCells = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  countScaling: boolean,
+): StaticCells => {
+  const spec = job.spec;
+  const raws: StaticCell[] = [];
+  let reference = 0;
+  for (const type of allowedTypes(spec, ctx)) {
+    for (const gpus of countsFor(spec.gpus, countScaling)) {
+      const raw = rawCell(job, type, gpus, ctx, estimator);
+      if (!raw) continue;
+      raws.push({
+        type,
+        gpus,
+        raw,
+        key: cellKey(type, gpus, raw.stages),
+        efficiencyKey: efficiencyKey(spec.model, type),
+      });
+      if (gpus === spec.gpus) reference = Math.max(reference, raw.rate);
+    }
+  }
+  if (reference <= 0) reference = Math.max(0, ...raws.map((r) => r.raw.rate));
+  return { raws, reference };
 };
 
 /** Every Cell of a job the policy allows this round, calibrated and normalised. */
