@@ -1,5 +1,6 @@
 import { neverProgressesReason, unschedulableReason } from './allocate/estimates.ts';
-import { RoundMemo } from './framework/round-memo.ts';
+import { capacityKey } from './framework/capacity-key.ts';
+import { memoKey, RoundMemo } from './framework/round-memo.ts';
 import { RoundScratch } from './framework/scratch.ts';
 import { type WaitInfo, waitInfo } from './framework/wait-info.ts';
 import type { Action, StopReason } from './model/action.ts';
@@ -133,6 +134,33 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
  * `AllocateStage.sizes`; asked of every job, so none holds GPUs at rate 0).
  */
 const whyUnschedulable = (
+  spec: JobSpec,
+  allocate: AllocateStage,
+  ctx: RoundContext,
+  holding: boolean,
+): string | undefined => {
+  // Asked of every job every round, and a function of the spec, the capacity, the perf model and the stage alone.
+  const known = ctx.memo.of(spec, UNSCHEDULABLE, () => []);
+  const key = capacityKey(ctx);
+  const slot = holding ? 1 : 0;
+  const entry = known[slot];
+  if (entry && entry.capacity === key && entry.perf === ctx.perf && entry.allocate === allocate)
+    return entry.reason;
+  const reason = computeWhyUnschedulable(spec, allocate, ctx, holding);
+  known[slot] = { capacity: key, perf: ctx.perf, allocate, reason };
+  return reason;
+};
+
+interface UnschedulableEntry {
+  readonly capacity: string;
+  readonly perf: PerfModel;
+  readonly allocate: AllocateStage;
+  readonly reason: string | undefined;
+}
+/** Per spec: the answer for a waiting [0] and a holding [1] job. */
+const UNSCHEDULABLE = memoKey<(UnschedulableEntry | undefined)[]>('why unschedulable');
+
+const computeWhyUnschedulable = (
   spec: JobSpec,
   allocate: AllocateStage,
   ctx: RoundContext,

@@ -5,6 +5,7 @@ import type { GpuTypeId } from '../model/gpu.ts';
 import { type JobState, remainingIterations } from '../model/job.ts';
 import type { PerfModel } from '../model/perf.ts';
 import { allocationGpuCount, type Cell } from '../model/plan.ts';
+import type { CellCalibrationState } from '../model/state.ts';
 import { isHolding } from '../order/compare.ts';
 import type { RoundContext } from '../stages.ts';
 import { calibratedRateOf, efficiencyKey } from './calibration.ts';
@@ -192,10 +193,22 @@ const staticCells = (
   const key = capacityKey(ctx)[countScaling ? 1 : 0];
   const known = perSpec.get(key);
   if (known && known.perf === ctx.perf && known.estimator === estimator) return known.cells;
-  const cells = makeStaticCells(job, ctx, estimator, countScaling);
-  perSpec.set(key, { perf: ctx.perf, estimator, cells });
-  return cells;
+  // Jobs of one shape (model, batch size, GPU count, allowed types) share one object: the round can then calibrate
+  // their Cells once for all of them (`sharedConfigs`).
+  const spec = job.spec;
+  const byShape = ctx.memo.of(estimator, CELLS_BY_SHAPE, () => new Map());
+  const shape = `${key}|${spec.model}|${spec.batchSize}|${spec.gpus}|${spec.gpuTypes?.join(',') ?? ''}`;
+  let shared = byShape.get(shape);
+  if (!shared || shared.perf !== ctx.perf) {
+    shared = { perf: ctx.perf, estimator, cells: makeStaticCells(job, ctx, estimator, countScaling) };
+    byShape.set(shape, shared);
+  }
+  perSpec.set(key, shared);
+  return shared.cells;
 };
+
+/** Per estimator: raw Cells by capacity key and job shape. */
+const CELLS_BY_SHAPE = memoKey<Map<string, StaticEntry>>('crius raw cells by job shape');
 
 const makeStaticCells = (
   job: JobState,
@@ -233,7 +246,24 @@ export const jobCells = (
 ): JobCells => {
   const spec = job.spec;
   const calibration = ctx.state.cellCalibration;
-  const { raws: all, reference } = staticCells(job, ctx, estimator, options.countScaling);
+  const statics = staticCells(job, ctx, estimator, options.countScaling);
+  const { raws: all, reference } = statics;
+  // A waiting job without its own calibration has the Cells of every such job of its shape: calibrated once a round.
+  const shareable =
+    options.typeScaling &&
+    !isHolding(job) &&
+    !(options.deadlines && spec.deadline !== undefined) &&
+    calibration?.cells[spec.id] === undefined;
+  if (shareable) {
+    const byStatics =
+      ctx.scratch.get(SHARED_CONFIGS, () => new Map()).get(calibration) ?? newShared(ctx, calibration);
+    let configs = byStatics.get(statics);
+    if (!configs) {
+      configs = calibrated(job, ctx, estimator, statics, all, options).configs;
+      byStatics.set(statics, configs);
+    }
+    return { job, configs, reference };
+  }
   let raws = all;
   if (!options.typeScaling) {
     const bound = boundType(
@@ -243,6 +273,34 @@ export const jobCells = (
     );
     raws = all.filter((r) => r.type === bound);
   }
+  return calibrated(job, ctx, estimator, statics, raws, options);
+};
+
+// Per round and calibration state (`nextState` may see another): the calibrated Cells each shared raw-Cell set gives.
+const SHARED_CONFIGS =
+  scratchKey<Map<CellCalibrationState | undefined, Map<StaticCells, CellConfig[]>>>('crius configs by shape');
+
+const newShared = (
+  ctx: RoundContext,
+  calibration: CellCalibrationState | undefined,
+): Map<StaticCells, CellConfig[]> => {
+  const made = new Map<StaticCells, CellConfig[]>();
+  ctx.scratch.get(SHARED_CONFIGS, () => new Map()).set(calibration, made);
+  return made;
+};
+
+/** The job's Cells among `raws`, calibrated, normalised and filtered by deadline, best value first. */
+const calibrated = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  statics: StaticCells,
+  raws: readonly StaticCell[],
+  options: CellOptions,
+): JobCells => {
+  const spec = job.spec;
+  const calibration = ctx.state.cellCalibration;
+  const { reference } = statics;
   const make = (
     type: GpuTypeId,
     gpus: number,
