@@ -8,7 +8,7 @@ import { allocationGpuCount, type Cell } from '../model/plan.ts';
 import type { CellCalibrationState } from '../model/state.ts';
 import { isHolding } from '../order/compare.ts';
 import type { RoundContext } from '../stages.ts';
-import { calibratedRateOf, efficiencyKey } from './calibration.ts';
+import { calibratedRateOf, efficiencyKey, modelCalibratedRate } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
 
 /**
@@ -245,25 +245,10 @@ export const jobCells = (
   options: CellOptions,
 ): JobCells => {
   const spec = job.spec;
-  const calibration = ctx.state.cellCalibration;
   const statics = staticCells(job, ctx, estimator, options.countScaling);
-  const { raws: all, reference } = statics;
-  // A waiting job without its own calibration has the Cells of every such job of its shape: calibrated once a round.
-  const shareable =
-    options.typeScaling &&
-    !isHolding(job) &&
-    !(options.deadlines && spec.deadline !== undefined) &&
-    calibration?.cells[spec.id] === undefined;
-  if (shareable) {
-    const byStatics =
-      ctx.scratch.get(SHARED_CONFIGS, () => new Map()).get(calibration) ?? newShared(ctx, calibration);
-    let configs = byStatics.get(statics);
-    if (!configs) {
-      configs = calibrated(job, ctx, estimator, statics, all, options).configs;
-      byStatics.set(statics, configs);
-    }
-    return { job, configs, reference };
-  }
+  const all = statics.raws;
+  if (options.typeScaling && !(options.deadlines && spec.deadline !== undefined))
+    return fromShared(job, ctx, estimator, statics);
   let raws = all;
   if (!options.typeScaling) {
     const bound = boundType(
@@ -276,18 +261,29 @@ export const jobCells = (
   return calibrated(job, ctx, estimator, statics, raws, options);
 };
 
-// Per round and calibration state (`nextState` may see another): the calibrated Cells each shared raw-Cell set gives.
-const SHARED_CONFIGS =
-  scratchKey<Map<CellCalibrationState | undefined, Map<StaticCells, CellConfig[]>>>('crius configs by shape');
-
-const newShared = (
-  ctx: RoundContext,
+/**
+ * A calibrated Cell of a job: the job's own ratio when it was observed on this very Cell, else its model's (always
+ * its model's without a job id).
+ */
+const config = (
   calibration: CellCalibrationState | undefined,
-): Map<StaticCells, CellConfig[]> => {
-  const made = new Map<StaticCells, CellConfig[]>();
-  ctx.scratch.get(SHARED_CONFIGS, () => new Map()).set(calibration, made);
-  return made;
+  jobId: string | undefined,
+  type: GpuTypeId,
+  gpus: number,
+  raw: Raw,
+  reference: number,
+  key: string,
+  efficiency: string,
+): CellConfig => {
+  const rate =
+    jobId === undefined
+      ? modelCalibratedRate(calibration, efficiency, raw.rate)
+      : calibratedRateOf(calibration, jobId, key, efficiency, raw.rate);
+  return { gpuType: type, gpus, cell: raw.cell, key, rate, value: reference > 0 ? rate / reference : 0 };
 };
+
+const byValue = (a: CellConfig, b: CellConfig): number =>
+  b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1);
 
 /** The job's Cells among `raws`, calibrated, normalised and filtered by deadline, best value first. */
 const calibrated = (
@@ -301,31 +297,119 @@ const calibrated = (
   const spec = job.spec;
   const calibration = ctx.state.cellCalibration;
   const { reference } = statics;
-  const make = (
-    type: GpuTypeId,
-    gpus: number,
-    raw: Raw,
-    key = cellKey(type, gpus, raw.stages),
-    efficiency = efficiencyKey(spec.model, type),
-  ): CellConfig => {
-    const rate = calibratedRateOf(calibration, spec.id, key, efficiency, raw.rate);
-    return { gpuType: type, gpus, cell: raw.cell, key, rate, value: reference > 0 ? rate / reference : 0 };
-  };
-  let current: CellConfig | undefined;
-  if (isHolding(job)) {
-    const raw = rawCurrent(job, ctx, estimator);
-    const allocation = job.allocation!;
-    if (raw) current = make(allocation.gpuType, allocationGpuCount(allocation), raw);
-  }
+  const current = currentConfig(job, ctx, estimator, reference);
   // One pass, no intermediate arrays: this runs for every job every round.
   const configs: CellConfig[] = [];
   for (const r of raws) {
     const c =
       current && r.type === current.gpuType && r.gpus === current.gpus
         ? current
-        : make(r.type, r.gpus, r.raw, r.key, r.efficiencyKey);
+        : config(calibration, spec.id, r.type, r.gpus, r.raw, reference, r.key, r.efficiencyKey);
     if (!options.deadlines || meetsDeadline(job, c.rate, ctx, c === current)) configs.push(c);
   }
-  configs.sort((a, b) => b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1));
+  configs.sort(byValue);
   return { job, configs, reference, ...(current ? { current } : {}) };
+};
+
+/** The Cell a running job holds, calibrated; undefined for a waiting job or one whose Cell cannot be estimated. */
+const currentConfig = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  reference: number,
+): CellConfig | undefined => {
+  if (!isHolding(job)) return undefined;
+  const raw = rawCurrent(job, ctx, estimator);
+  if (!raw) return undefined;
+  const allocation = job.allocation!;
+  const gpus = allocationGpuCount(allocation);
+  const key = cellKey(allocation.gpuType, gpus, raw.stages);
+  const efficiency = efficiencyKey(job.spec.model, allocation.gpuType);
+  return config(
+    ctx.state.cellCalibration,
+    job.spec.id,
+    allocation.gpuType,
+    gpus,
+    raw,
+    reference,
+    key,
+    efficiency,
+  );
+};
+
+/**
+ * Every Cell of the job, without a deadline filter, from the Cells every job of its shape shares this round: those
+ * differ from the job's own only in the Cell it holds and the one its own calibration was observed on. The order
+ * (value, then GPUs, then type) is total, so re-sorting after replacing them gives what `calibrated` gives.
+ */
+const fromShared = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  statics: StaticCells,
+): JobCells => {
+  const calibration = ctx.state.cellCalibration;
+  const shared = sharedConfigs(ctx, statics);
+  const { reference } = statics;
+  const own = calibration?.cells[job.spec.id];
+  const current = currentConfig(job, ctx, estimator, reference);
+  if (!own && !current) return { job, configs: shared.configs, reference };
+  let configs: CellConfig[] | undefined;
+  for (let i = 0; i < shared.configs.length; i++) {
+    const c = shared.configs[i]!;
+    let mine: CellConfig | undefined;
+    if (current && c.gpuType === current.gpuType && c.gpus === current.gpus) mine = current;
+    else if (own && own.cell === c.key) {
+      const r = shared.sources[i]!;
+      mine = config(calibration, job.spec.id, r.type, r.gpus, r.raw, reference, r.key, r.efficiencyKey);
+    }
+    if (!mine) continue;
+    configs ??= [...shared.configs];
+    configs[i] = mine;
+  }
+  if (configs) configs.sort(byValue);
+  return { job, configs: configs ?? shared.configs, reference, ...(current ? { current } : {}) };
+};
+
+interface SharedConfigs {
+  /** Calibrated by the model's efficiency alone (no job's own ratio), best value first. */
+  readonly configs: readonly CellConfig[];
+  /** The raw Cell behind each config. */
+  readonly sources: readonly StaticCell[];
+}
+
+// Per round and calibration state (`nextState` may see another): the calibrated Cells of each shared raw-Cell set.
+const SHARED_CONFIGS =
+  scratchKey<Map<CellCalibrationState | undefined, Map<StaticCells, SharedConfigs>>>(
+    'crius configs by shape',
+  );
+
+const sharedConfigs = (ctx: RoundContext, statics: StaticCells): SharedConfigs => {
+  const calibration = ctx.state.cellCalibration;
+  const byCalibration = ctx.scratch.get(SHARED_CONFIGS, () => new Map());
+  let byStatics = byCalibration.get(calibration);
+  if (!byStatics) {
+    byStatics = new Map();
+    byCalibration.set(calibration, byStatics);
+  }
+  let shared = byStatics.get(statics);
+  if (!shared) {
+    const made = statics.raws.map((r) => ({
+      source: r,
+      config: config(
+        calibration,
+        undefined,
+        r.type,
+        r.gpus,
+        r.raw,
+        statics.reference,
+        r.key,
+        r.efficiencyKey,
+      ),
+    }));
+    made.sort((a, b) => byValue(a.config, b.config));
+    shared = { configs: made.map((m) => m.config), sources: made.map((m) => m.source) };
+    byStatics.set(statics, shared);
+  }
+  return shared;
 };
