@@ -2,7 +2,7 @@ import { allowedTypes, bestShape } from '../allocate/estimates.ts';
 import { memoKey } from '../framework/round-memo.ts';
 import { scratchKey } from '../framework/scratch.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
-import { type JobState, remainingIterations } from '../model/job.ts';
+import { type JobSpec, type JobState, remainingIterations } from '../model/job.ts';
 import type { PerfModel } from '../model/perf.ts';
 import { allocationGpuCount, type Cell } from '../model/plan.ts';
 import type { CellCalibrationState } from '../model/state.ts';
@@ -319,22 +319,59 @@ const currentConfig = (
   reference: number,
 ): CellConfig | undefined => {
   if (!isHolding(job)) return undefined;
-  const raw = rawCurrent(job, ctx, estimator);
-  if (!raw) return undefined;
+  const held = heldCell(job, ctx, estimator);
+  if (!held) return undefined;
+  const { gpuType, gpus, raw, key, efficiency } = held;
+  return config(ctx.state.cellCalibration, job.spec.id, gpuType, gpus, raw, reference, key, efficiency);
+};
+
+/** The raw Cell a running job holds, with its keys, and what it was made from (so a later round may reuse it). */
+interface HeldCell {
+  readonly spec: JobSpec;
+  readonly capacity: string;
+  readonly perf: PerfModel;
+  readonly estimator: CellEstimator;
+  readonly gpuType: GpuTypeId;
+  readonly gpus: number;
+  readonly raw: Raw;
+  readonly key: string;
+  readonly efficiency: string;
+}
+
+// Per allocation object (a running job keeps its allocation from round to round): the Cell it holds, uncalibrated.
+const HELD_CELL = memoKey<{ entry?: HeldCell | undefined }>('crius held cell');
+
+const heldCell = (job: JobState, ctx: RoundContext, estimator: CellEstimator): HeldCell | undefined => {
   const allocation = job.allocation!;
+  const slot = ctx.memo.of(allocation, HELD_CELL, (): { entry?: HeldCell } => ({}));
+  const capacity = capacityKey(ctx)[0];
+  const known = slot.entry;
+  if (
+    known &&
+    known.spec === job.spec &&
+    known.capacity === capacity &&
+    known.perf === ctx.perf &&
+    known.estimator === estimator
+  )
+    return known;
+  const raw = rawCurrent(job, ctx, estimator);
+  if (!raw) {
+    slot.entry = undefined;
+    return undefined;
+  }
   const gpus = allocationGpuCount(allocation);
-  const key = cellKey(allocation.gpuType, gpus, raw.stages);
-  const efficiency = efficiencyKey(job.spec.model, allocation.gpuType);
-  return config(
-    ctx.state.cellCalibration,
-    job.spec.id,
-    allocation.gpuType,
+  slot.entry = {
+    spec: job.spec,
+    capacity,
+    perf: ctx.perf,
+    estimator,
+    gpuType: allocation.gpuType,
     gpus,
     raw,
-    reference,
-    key,
-    efficiency,
-  );
+    key: cellKey(allocation.gpuType, gpus, raw.stages),
+    efficiency: efficiencyKey(job.spec.model, allocation.gpuType),
+  };
+  return slot.entry;
 };
 
 /**
