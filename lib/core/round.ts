@@ -194,16 +194,8 @@ const uniformJob = (job: JobState): JobState => ({
 });
 
 export const roundContext = (input: RoundInput): RoundContext => {
-  const hosts = new Map<string, Host>(input.cluster.hosts.map((h) => [h.id, h]));
-  const capacity = new Map<GpuTypeId, TypeCapacity>();
-  for (const host of input.cluster.hosts) {
-    if (host.state === 'lost' || host.state === 'draining') continue;
-    const c = capacity.get(host.gpuType) ?? { gpus: 0, largestHost: 0 };
-    capacity.set(host.gpuType, {
-      gpus: c.gpus + host.gpuCount,
-      largestHost: Math.max(c.largestHost, host.gpuCount),
-    });
-  }
+  const memo = input.memo ?? new RoundMemo();
+  const { hosts, capacity } = memo.of(input.cluster, CLUSTER_INDEX, () => clusterIndex(input.cluster));
   return {
     now: input.now,
     cluster: input.cluster,
@@ -213,8 +205,30 @@ export const roundContext = (input: RoundInput): RoundContext => {
     hostOf: (id) => hosts.get(id),
     capacity,
     scratch: new RoundScratch(),
-    memo: input.memo ?? new RoundMemo(),
+    memo,
   };
+};
+
+interface ClusterIndex {
+  readonly hosts: ReadonlyMap<string, Host>;
+  readonly capacity: ReadonlyMap<GpuTypeId, TypeCapacity>;
+}
+
+/** Per cluster object (a shell that keeps its cluster keeps its index): hosts by id, usable capacity per type. */
+const CLUSTER_INDEX = memoKey<ClusterIndex>('cluster index');
+
+const clusterIndex = (cluster: Cluster): ClusterIndex => {
+  const hosts = new Map<string, Host>(cluster.hosts.map((h) => [h.id, h]));
+  const capacity = new Map<GpuTypeId, TypeCapacity>();
+  for (const host of cluster.hosts) {
+    if (host.state === 'lost' || host.state === 'draining') continue;
+    const c = capacity.get(host.gpuType) ?? { gpus: 0, largestHost: 0 };
+    capacity.set(host.gpuType, {
+      gpus: c.gpus + host.gpuCount,
+      largestHost: Math.max(c.largestHost, host.gpuCount),
+    });
+  }
+  return { hosts, capacity };
 };
 
 /** Turn "who holds what now" and the plan into actions, in priority order (stops before starts frees GPUs first). */
