@@ -1,6 +1,6 @@
 import { allowedTypes, bestShape } from '../allocate/estimates.ts';
 import { memoKey } from '../framework/round-memo.ts';
-import { scratchKey } from '../framework/scratch.ts';
+import { type RoundScratch, scratchKey } from '../framework/scratch.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
 import { type JobSpec, type JobState, remainingIterations } from '../model/job.ts';
 import type { PerfModel } from '../model/perf.ts';
@@ -162,6 +162,12 @@ interface StaticCells {
   /** Every allowed type × count with a feasible Cell, uncalibrated. */
   readonly raws: readonly StaticCell[];
   readonly reference: number;
+  /** The last round's calibrated Cells of this set (`sharedConfigs`), stamped with that round's scratch store. */
+  lastShared?: {
+    readonly scratch: RoundScratch;
+    readonly calibration: unknown;
+    readonly shared: SharedConfigs;
+  };
 }
 
 /** A job's raw Cells for one capacity key, and the perf model and estimator they were made with. */
@@ -173,7 +179,12 @@ interface StaticEntry {
 
 // Raw Cells depend only on the job's spec, the cluster's capacity, the perf model and the estimator: made once,
 // reused every round the shell carries the memo (per spec: capacity key → entry).
-const STATIC_CELLS = memoKey<Map<string, StaticEntry>>('crius raw cells');
+const STATIC_CELLS = memoKey<(SpecStatics | undefined)[]>('crius raw cells');
+
+/** A spec's raw Cells for one capacity key (one slot without, one with count scaling). */
+interface SpecStatics extends StaticEntry {
+  readonly capacity: string;
+}
 const CAPACITY_KEY = scratchKey<readonly [string, string]>('capacity key');
 
 /** The round's capacity as a key, without and with count scaling: made once per round, not once per job. */
@@ -189,10 +200,12 @@ const staticCells = (
   estimator: CellEstimator,
   countScaling: boolean,
 ): StaticCells => {
-  const perSpec = ctx.memo.of(job.spec, STATIC_CELLS, () => new Map());
-  const key = capacityKey(ctx)[countScaling ? 1 : 0];
-  const known = perSpec.get(key);
-  if (known && known.perf === ctx.perf && known.estimator === estimator) return known.cells;
+  const perSpec = ctx.memo.of(job.spec, STATIC_CELLS, () => [undefined, undefined]);
+  const slot = countScaling ? 1 : 0;
+  const key = capacityKey(ctx)[slot];
+  const known = perSpec[slot];
+  if (known && known.capacity === key && known.perf === ctx.perf && known.estimator === estimator)
+    return known.cells;
   // Jobs of one shape (model, batch size, GPU count, allowed types) share one object: the round can then calibrate
   // their Cells once for all of them (`sharedConfigs`).
   const spec = job.spec;
@@ -203,7 +216,7 @@ const staticCells = (
     shared = { perf: ctx.perf, estimator, cells: makeStaticCells(job, ctx, estimator, countScaling) };
     byShape.set(shape, shared);
   }
-  perSpec.set(key, shared);
+  perSpec[slot] = { ...shared, capacity: key };
   return shared.cells;
 };
 
@@ -415,38 +428,17 @@ interface SharedConfigs {
   readonly sources: readonly StaticCell[];
 }
 
-// Per round and calibration state (`nextState` may see another): the calibrated Cells of each shared raw-Cell set.
-const SHARED_CONFIGS =
-  scratchKey<Map<CellCalibrationState | undefined, Map<StaticCells, SharedConfigs>>>(
-    'crius configs by shape',
-  );
-
+// Per round (the scratch store is the round's stamp) and calibration state: the calibrated Cells of a raw-Cell set.
 const sharedConfigs = (ctx: RoundContext, statics: StaticCells): SharedConfigs => {
   const calibration = ctx.state.cellCalibration;
-  const byCalibration = ctx.scratch.get(SHARED_CONFIGS, () => new Map());
-  let byStatics = byCalibration.get(calibration);
-  if (!byStatics) {
-    byStatics = new Map();
-    byCalibration.set(calibration, byStatics);
-  }
-  let shared = byStatics.get(statics);
-  if (!shared) {
-    const made = statics.raws.map((r) => ({
-      source: r,
-      config: config(
-        calibration,
-        undefined,
-        r.type,
-        r.gpus,
-        r.raw,
-        statics.reference,
-        r.key,
-        r.efficiencyKey,
-      ),
-    }));
-    made.sort((a, b) => byValue(a.config, b.config));
-    shared = { configs: made.map((m) => m.config), sources: made.map((m) => m.source) };
-    byStatics.set(statics, shared);
-  }
+  const last = statics.lastShared;
+  if (last && last.scratch === ctx.scratch && last.calibration === calibration) return last.shared;
+  const made = statics.raws.map((r) => ({
+    source: r,
+    config: config(calibration, undefined, r.type, r.gpus, r.raw, statics.reference, r.key, r.efficiencyKey),
+  }));
+  made.sort((a, b) => byValue(a.config, b.config));
+  const shared = { configs: made.map((m) => m.config), sources: made.map((m) => m.source) };
+  statics.lastShared = { scratch: ctx.scratch, calibration, shared };
   return shared;
 };
