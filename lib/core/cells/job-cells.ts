@@ -442,3 +442,39 @@ const sharedConfigs = (ctx: RoundContext, statics: StaticCells): SharedConfigs =
   statics.lastShared = { scratch: ctx.scratch, calibration, shared };
   return shared;
 };
+
+/** Per allocation object: an uncalibrated estimate of the Cell it holds, and what it was made from. */
+interface HeldEstimate {
+  readonly spec: JobSpec;
+  readonly capacity: string;
+  readonly perf: PerfModel;
+  readonly estimator: CellEstimator;
+  readonly rate: number | undefined;
+}
+const HELD_ESTIMATE = memoKey<{ entry?: HeldEstimate }>('crius held estimate');
+
+/**
+ * `estimate()` of the Cell a running job holds, memoised per allocation object across rounds (a running job keeps its
+ * allocation): the estimate is a function of the allocation, the spec, the capacity, the perf model and estimator.
+ */
+export const heldEstimate = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  estimate: () => number | undefined,
+): number | undefined => {
+  const slot = ctx.memo.of(job.allocation!, HELD_ESTIMATE, (): { entry?: HeldEstimate } => ({}));
+  const capacity = capacityKey(ctx)[0];
+  const known = slot.entry;
+  if (
+    known &&
+    known.spec === job.spec &&
+    known.capacity === capacity &&
+    known.perf === ctx.perf &&
+    known.estimator === estimator
+  )
+    return known.rate;
+  const rate = estimate();
+  slot.entry = { spec: job.spec, capacity, perf: ctx.perf, estimator, rate };
+  return rate;
+};
