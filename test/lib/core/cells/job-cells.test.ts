@@ -25,11 +25,22 @@ describe('jobCells', () => {
     );
     const first = roundContext({ now, cluster, jobs: observed, state, policy, perf });
     const ordered = policy.order.order(observed, first);
-    const calibrated = policy.allocate.nextState!(ordered, new Map(), first);
+    const learned = policy.allocate.nextState!(ordered, new Map(), first);
     assert.ok(
-      Object.keys(calibrated.cellCalibration?.cells ?? {}).length > 0,
-      'jobs have ratios of their own',
+      Object.keys(learned.cellCalibration?.cells ?? {}).length > 0,
+      'running jobs have ratios of their own',
     );
+    // Every third job also keeps a ratio observed on another of its Cells (a suspended job, or one that moved).
+    const cells = { ...learned.cellCalibration!.cells };
+    observed.forEach((job, i) => {
+      if (i % 3 !== 0) return;
+      const other = jobCells(job, first, CRIUS_ESTIMATOR, options).configs.find(
+        (c) =>
+          c.key !== cells[job.spec.id]?.cell && !(job.allocation && c.gpuType === job.allocation.gpuType),
+      );
+      if (other) cells[job.spec.id] = { cell: other.key, ratio: 0.3 + (i % 5) / 4 };
+    });
+    const calibrated = { ...learned, cellCalibration: { ...learned.cellCalibration!, cells } };
     const ctx = roundContext({
       now,
       cluster,
