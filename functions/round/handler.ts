@@ -22,6 +22,7 @@ import { TenantSummaryRepository } from '../../lib/aws/repositories/tenant-summa
 import { QueuePersister } from '../../lib/aws/round/queue-persister.ts';
 import { QueueView } from '../../lib/aws/round/queue-view.ts';
 import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
+import { RoundMemo } from '../../lib/core/framework/round-memo.ts';
 import { getPolicy } from '../../lib/core/policies/index.ts';
 import { loadDefaultPerfModel } from '../../lib/data/perf.ts';
 import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/function-deps.ts';
@@ -66,6 +67,8 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
     new QueueSnapshotRepository(deps.clients.dynamodb, deps.state.tableName),
   );
   const queue = new QueueView({ jobs: deps.jobs, loadSnapshot: () => queuePersister.load() });
+  // So does the core's memo of derived data (lib/core/framework/round-memo.ts): warm or cold, the same plan.
+  const memo = new RoundMemo();
 
   return middy<RoundTrigger, RoundReport, Error, Context>()
     .use(injectLambdaContext(deps.logger))
@@ -91,6 +94,7 @@ export const createRoundHandler = (options: HandlerOptions & { dataDir?: string 
           queue,
           tenantSummary,
           queuePersister,
+          memo,
         },
         {
           clusterName: deps.env[ENV.clusterName],

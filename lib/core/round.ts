@@ -1,4 +1,6 @@
 import { neverProgressesReason, unschedulableReason } from './allocate/estimates.ts';
+import { capacityKey } from './framework/capacity-key.ts';
+import { memoKey, RoundMemo } from './framework/round-memo.ts';
 import { RoundScratch } from './framework/scratch.ts';
 import { type WaitInfo, waitInfo } from './framework/wait-info.ts';
 import type { Action, StopReason } from './model/action.ts';
@@ -28,6 +30,11 @@ export interface RoundInput {
   readonly policy: Policy;
   readonly perf: PerfModel;
   readonly config?: Partial<RoundConfig>;
+  /**
+   * Derived data the caller carries from round to round (lib/core/framework/round-memo.ts): pass the same memo every
+   * round to skip recomputing what did not change; without one the round starts cold. Same plan either way.
+   */
+  readonly memo?: RoundMemo;
 }
 
 export interface Unschedulable {
@@ -132,6 +139,33 @@ const whyUnschedulable = (
   ctx: RoundContext,
   holding: boolean,
 ): string | undefined => {
+  // Asked of every job every round, and a function of the spec, the capacity, the perf model and the stage alone.
+  const known = ctx.memo.of(spec, UNSCHEDULABLE, () => []);
+  const key = capacityKey(ctx);
+  const slot = holding ? 1 : 0;
+  const entry = known[slot];
+  if (entry && entry.capacity === key && entry.perf === ctx.perf && entry.allocate === allocate)
+    return entry.reason;
+  const reason = computeWhyUnschedulable(spec, allocate, ctx, holding);
+  known[slot] = { capacity: key, perf: ctx.perf, allocate, reason };
+  return reason;
+};
+
+interface UnschedulableEntry {
+  readonly capacity: string;
+  readonly perf: PerfModel;
+  readonly allocate: AllocateStage;
+  readonly reason: string | undefined;
+}
+/** Per spec: the answer for a waiting [0] and a holding [1] job. */
+const UNSCHEDULABLE = memoKey<(UnschedulableEntry | undefined)[]>('why unschedulable');
+
+const computeWhyUnschedulable = (
+  spec: JobSpec,
+  allocate: AllocateStage,
+  ctx: RoundContext,
+  holding: boolean,
+): string | undefined => {
   const reason = holding ? undefined : unschedulableReason(spec, ctx);
   if (reason) return reason;
   const counts = allocate.sizes ? allocate.sizes(spec, ctx) : allocate.reject ? undefined : [spec.gpus];
@@ -160,16 +194,8 @@ const uniformJob = (job: JobState): JobState => ({
 });
 
 export const roundContext = (input: RoundInput): RoundContext => {
-  const hosts = new Map<string, Host>(input.cluster.hosts.map((h) => [h.id, h]));
-  const capacity = new Map<GpuTypeId, TypeCapacity>();
-  for (const host of input.cluster.hosts) {
-    if (host.state === 'lost' || host.state === 'draining') continue;
-    const c = capacity.get(host.gpuType) ?? { gpus: 0, largestHost: 0 };
-    capacity.set(host.gpuType, {
-      gpus: c.gpus + host.gpuCount,
-      largestHost: Math.max(c.largestHost, host.gpuCount),
-    });
-  }
+  const memo = input.memo ?? new RoundMemo();
+  const { hosts, capacity } = memo.of(input.cluster, CLUSTER_INDEX, () => clusterIndex(input.cluster));
   return {
     now: input.now,
     cluster: input.cluster,
@@ -179,7 +205,30 @@ export const roundContext = (input: RoundInput): RoundContext => {
     hostOf: (id) => hosts.get(id),
     capacity,
     scratch: new RoundScratch(),
+    memo,
   };
+};
+
+interface ClusterIndex {
+  readonly hosts: ReadonlyMap<string, Host>;
+  readonly capacity: ReadonlyMap<GpuTypeId, TypeCapacity>;
+}
+
+/** Per cluster object (a shell that keeps its cluster keeps its index): hosts by id, usable capacity per type. */
+const CLUSTER_INDEX = memoKey<ClusterIndex>('cluster index');
+
+const clusterIndex = (cluster: Cluster): ClusterIndex => {
+  const hosts = new Map<string, Host>(cluster.hosts.map((h) => [h.id, h]));
+  const capacity = new Map<GpuTypeId, TypeCapacity>();
+  for (const host of cluster.hosts) {
+    if (host.state === 'lost' || host.state === 'draining') continue;
+    const c = capacity.get(host.gpuType) ?? { gpus: 0, largestHost: 0 };
+    capacity.set(host.gpuType, {
+      gpus: c.gpus + host.gpuCount,
+      largestHost: Math.max(c.largestHost, host.gpuCount),
+    });
+  }
+  return { hosts, capacity };
 };
 
 /** Turn "who holds what now" and the plan into actions, in priority order (stops before starts frees GPUs first). */

@@ -1,4 +1,5 @@
 import type { ElasticDemand } from './elastic/demand.ts';
+import type { RoundMemo } from './framework/round-memo.ts';
 import type { RoundScratch } from './framework/scratch.ts';
 import type { Cluster, Host } from './model/cluster.ts';
 import type { GpuTypeId } from './model/gpu.ts';
@@ -33,6 +34,8 @@ export interface RoundContext {
   readonly capacity: ReadonlyMap<GpuTypeId, TypeCapacity>;
   /** Per-round data stages share (computed once per round, gone after it). */
   readonly scratch: RoundScratch;
+  /** Derived data carried between rounds by the shell (pure in its keys: warm or cold, the same plan). */
+  readonly memo: RoundMemo;
 }
 
 export interface TypeCapacity {
@@ -84,7 +87,8 @@ export interface AllocateStage extends StateContribution {
    * Optional: the GPU counts this stage may give a waiting job. The round ends as `unschedulable` a job whose
    * estimated throughput is zero at each of them on every allowed type, so that it never holds GPUs without
    * progress. Absent: the requested count, unless the stage has `reject`, which then decides alone which jobs it
-   * can never run (Crius: no Cell of the job has a positive rate).
+   * can never run (Crius: no Cell of the job has a positive rate). A function of the spec and the cluster's capacity
+   * only: the round memoises its answer across rounds (lib/core/framework/round-memo.ts).
    */
   sizes?(spec: JobSpec, ctx: RoundContext): readonly number[];
   /**

@@ -1,5 +1,6 @@
 import { findGpuType } from '../core/catalog/gpus.ts';
 import { getInstanceOffering, instanceOfferingsFor } from '../core/catalog/instances.ts';
+import { RoundMemo } from '../core/framework/round-memo.ts';
 import type { Action } from '../core/model/action.ts';
 import type { Cluster, Host } from '../core/model/cluster.ts';
 import { type JobSpec, type JobState, type JobStatus, newJobState } from '../core/model/job.ts';
@@ -189,6 +190,8 @@ export const simulate = (input: SimInput): SimResult => {
   let nextArrival = 0;
   let nextRound = startTime;
   let state: SchedulerState = initialSchedulerState();
+  // Derived data the core reuses from round to round (the same plan as without it, only sooner).
+  const memo = new RoundMemo();
   let busyGpuSeconds = 0;
   let busyGpus = 0;
   let ended = 0;
@@ -357,6 +360,7 @@ export const simulate = (input: SimInput): SimResult => {
       policy: input.policy,
       perf: profiles?.perf() ?? input.perf,
       config: roundConfig,
+      memo,
     });
     state = out.state;
     input.onRound?.(now, out);

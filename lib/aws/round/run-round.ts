@@ -16,6 +16,7 @@
 
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { RoundMemo } from '../../core/framework/round-memo.ts';
 import { isTerminal } from '../../core/model/job.ts';
 import type { PerfModel } from '../../core/model/perf.ts';
 import { levelOf } from '../../core/place/free-gpus.ts';
@@ -91,6 +92,8 @@ export interface RoundDependencies {
   readonly tenantSummary?: TenantSummaryRepository;
   /** Writes the queue view's changed segments (kept beside `queue`; it also loads the snapshot a cold view starts from). */
   readonly queuePersister?: QueuePersister;
+  /** Derived data the core carries between rounds (kept by the round handler across warm invocations). */
+  readonly memo?: RoundMemo;
 }
 
 export interface RoundSettings {
@@ -309,6 +312,7 @@ const leasedRound = async (
     policy: settings.policy,
     perf: perf.perf,
     config: { roundSeconds: settings.roundSeconds },
+    ...(deps.memo ? { memo: deps.memo } : {}),
   });
   timer.lap('core');
   // The core is synchronous: its CPU time is the share of 'core' not lost to other processes on a busy machine.

@@ -1,7 +1,9 @@
+import { capacityKey } from '../framework/capacity-key.ts';
+import { memoKey } from '../framework/round-memo.ts';
 import { scratchKey } from '../framework/scratch.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
 import type { JobSpec } from '../model/job.ts';
-import type { PlacementShape } from '../model/perf.ts';
+import type { PerfModel, PlacementShape } from '../model/perf.ts';
 import type { RoundContext, TypeCapacity } from '../stages.ts';
 
 const PRESENT_TYPES = scratchKey<readonly GpuTypeId[]>('GPU types present, sorted');
@@ -37,8 +39,32 @@ export const isolatedThroughput = (spec: JobSpec, type: GpuTypeId, gpus: number,
 type RateByShape = Map<string, Map<number, Map<number, Map<string, number>>>>;
 const BEST_ISOLATED = scratchKey<RateByShape>('best isolated throughput');
 
-/** The fastest allowed type's isolated rate; memoised per round and job shape (order stages ask it of every job). */
+/** The fastest allowed type's isolated rate; memoised per job shape and round, and per spec across rounds. */
 export const bestIsolatedThroughput = (spec: JobSpec, gpus: number, ctx: RoundContext): number => {
+  // Order stages ask it of every job every round: a spec keeps its answers while capacity and perf model stay.
+  const known = ctx.memo.of(spec, BEST_ISOLATED_OF_SPEC, (): { entry?: SpecRates } => ({}));
+  const capacity = capacityKey(ctx);
+  let entry = known.entry;
+  if (!entry || entry.capacity !== capacity || entry.perf !== ctx.perf) {
+    entry = { capacity, perf: ctx.perf, byGpus: new Map() };
+    known.entry = entry;
+  }
+  let rate = entry.byGpus.get(gpus);
+  if (rate === undefined) {
+    rate = bestIsolatedOfShape(spec, gpus, ctx);
+    entry.byGpus.set(gpus, rate);
+  }
+  return rate;
+};
+
+interface SpecRates {
+  readonly capacity: string;
+  readonly perf: PerfModel;
+  readonly byGpus: Map<number, number>;
+}
+const BEST_ISOLATED_OF_SPEC = memoKey<{ entry?: SpecRates }>('best isolated throughput of a spec');
+
+const bestIsolatedOfShape = (spec: JobSpec, gpus: number, ctx: RoundContext): number => {
   const byModel = ctx.scratch.get(BEST_ISOLATED, (): RateByShape => new Map());
   const memo = child(child(child(byModel, spec.model), spec.batchSize), gpus);
   const key = spec.gpuTypes?.join(',') ?? '';

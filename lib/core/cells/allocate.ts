@@ -12,6 +12,7 @@ import {
   type CellOptions,
   cellKey,
   countsFor,
+  heldEstimate,
   type JobCells,
   jobCells,
   meetsDeadline,
@@ -191,7 +192,7 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       const current = cellsFor(job, ctx, o).current;
       if (!current) continue;
       // The raw estimate behind the calibrated rate: undo the calibration the config carries.
-      const raw = rawEstimate(job, ctx, o.estimator);
+      const raw = heldEstimate(job, ctx, o.estimator, () => rawEstimate(job, ctx, o.estimator));
       if (!raw) continue;
       observations.push({
         jobId: job.spec.id,

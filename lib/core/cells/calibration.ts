@@ -85,3 +85,10 @@ export const calibratedRateOf = (
   if (own && own.cell === cell) return raw * own.ratio;
   return raw * (state.efficiency[efficiency] ?? 1);
 };
+
+/** `calibratedRateOf` for a job with no ratio of its own on the Cell: the model's learned efficiency alone. */
+export const modelCalibratedRate = (
+  state: CellCalibrationState | undefined,
+  efficiency: string,
+  raw: number,
+): number => (!state || raw <= 0 ? raw : raw * (state.efficiency[efficiency] ?? 1));

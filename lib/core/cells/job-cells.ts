@@ -1,11 +1,14 @@
 import { allowedTypes, bestShape } from '../allocate/estimates.ts';
-import { scratchKey } from '../framework/scratch.ts';
+import { memoKey } from '../framework/round-memo.ts';
+import { type RoundScratch, scratchKey } from '../framework/scratch.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
 import { type JobSpec, type JobState, remainingIterations } from '../model/job.ts';
+import type { PerfModel } from '../model/perf.ts';
 import { allocationGpuCount, type Cell } from '../model/plan.ts';
+import type { CellCalibrationState } from '../model/state.ts';
 import { isHolding } from '../order/compare.ts';
 import type { RoundContext } from '../stages.ts';
-import { calibratedRateOf, efficiencyKey } from './calibration.ts';
+import { calibratedRateOf, efficiencyKey, modelCalibratedRate } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
 
 /**
@@ -159,10 +162,29 @@ interface StaticCells {
   /** Every allowed type × count with a feasible Cell, uncalibrated. */
   readonly raws: readonly StaticCell[];
   readonly reference: number;
+  /** The last round's calibrated Cells of this set (`sharedConfigs`), stamped with that round's scratch store. */
+  lastShared?: {
+    readonly scratch: RoundScratch;
+    readonly calibration: unknown;
+    readonly shared: SharedConfigs;
+  };
 }
 
-// Raw Cells depend only on the job's spec and the cluster's capacity: computed once, reused every round.
-const staticCache = new WeakMap<JobSpec, Map<string, StaticCells>>();
+/** A job's raw Cells for one capacity key, and the perf model and estimator they were made with. */
+interface StaticEntry {
+  readonly perf: PerfModel;
+  readonly estimator: CellEstimator;
+  readonly cells: StaticCells;
+}
+
+// Raw Cells depend only on the job's spec, the cluster's capacity, the perf model and the estimator: made once,
+// reused every round the shell carries the memo (per spec: capacity key → entry).
+const STATIC_CELLS = memoKey<(SpecStatics | undefined)[]>('crius raw cells');
+
+/** A spec's raw Cells for one capacity key (one slot without, one with count scaling). */
+interface SpecStatics extends StaticEntry {
+  readonly capacity: string;
+}
 const CAPACITY_KEY = scratchKey<readonly [string, string]>('capacity key');
 
 /** The round's capacity as a key, without and with count scaling: made once per round, not once per job. */
@@ -178,36 +200,54 @@ const staticCells = (
   estimator: CellEstimator,
   countScaling: boolean,
 ): StaticCells => {
-  let perSpec = staticCache.get(job.spec);
-  if (!perSpec) {
-    perSpec = new Map();
-    staticCache.set(job.spec, perSpec);
+  const perSpec = ctx.memo.of(job.spec, STATIC_CELLS, () => [undefined, undefined]);
+  const slot = countScaling ? 1 : 0;
+  const key = capacityKey(ctx)[slot];
+  const known = perSpec[slot];
+  if (known && known.capacity === key && known.perf === ctx.perf && known.estimator === estimator)
+    return known.cells;
+  // Jobs of one shape (model, batch size, GPU count, allowed types) share one object: the round can then calibrate
+  // their Cells once for all of them (`sharedConfigs`).
+  const spec = job.spec;
+  const byShape = ctx.memo.of(estimator, CELLS_BY_SHAPE, () => new Map());
+  const shape = `${key}|${spec.model}|${spec.batchSize}|${spec.gpus}|${spec.gpuTypes?.join(',') ?? ''}`;
+  let shared = byShape.get(shape);
+  if (!shared || shared.perf !== ctx.perf) {
+    shared = { perf: ctx.perf, estimator, cells: makeStaticCells(job, ctx, estimator, countScaling) };
+    byShape.set(shape, shared);
   }
-  const key = capacityKey(ctx)[countScaling ? 1 : 0];
-  let cells = perSpec.get(key);
-  if (!cells) {
-    const spec = job.spec;
-    const raws: StaticCell[] = [];
-    let reference = 0;
-    for (const type of allowedTypes(spec, ctx)) {
-      for (const gpus of countsFor(spec.gpus, countScaling)) {
-        const raw = rawCell(job, type, gpus, ctx, estimator);
-        if (!raw) continue;
-        raws.push({
-          type,
-          gpus,
-          raw,
-          key: cellKey(type, gpus, raw.stages),
-          efficiencyKey: efficiencyKey(spec.model, type),
-        });
-        if (gpus === spec.gpus) reference = Math.max(reference, raw.rate);
-      }
+  perSpec[slot] = { ...shared, capacity: key };
+  return shared.cells;
+};
+
+/** Per estimator: raw Cells by capacity key and job shape. */
+const CELLS_BY_SHAPE = memoKey<Map<string, StaticEntry>>('crius raw cells by job shape');
+
+const makeStaticCells = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  countScaling: boolean,
+): StaticCells => {
+  const spec = job.spec;
+  const raws: StaticCell[] = [];
+  let reference = 0;
+  for (const type of allowedTypes(spec, ctx)) {
+    for (const gpus of countsFor(spec.gpus, countScaling)) {
+      const raw = rawCell(job, type, gpus, ctx, estimator);
+      if (!raw) continue;
+      raws.push({
+        type,
+        gpus,
+        raw,
+        key: cellKey(type, gpus, raw.stages),
+        efficiencyKey: efficiencyKey(spec.model, type),
+      });
+      if (gpus === spec.gpus) reference = Math.max(reference, raw.rate);
     }
-    if (reference <= 0) reference = Math.max(0, ...raws.map((r) => r.raw.rate));
-    cells = { raws, reference };
-    perSpec.set(key, cells);
   }
-  return cells;
+  if (reference <= 0) reference = Math.max(0, ...raws.map((r) => r.raw.rate));
+  return { raws, reference };
 };
 
 /** Every Cell of a job the policy allows this round, calibrated and normalised. */
@@ -218,8 +258,10 @@ export const jobCells = (
   options: CellOptions,
 ): JobCells => {
   const spec = job.spec;
-  const calibration = ctx.state.cellCalibration;
-  const { raws: all, reference } = staticCells(job, ctx, estimator, options.countScaling);
+  const statics = staticCells(job, ctx, estimator, options.countScaling);
+  const all = statics.raws;
+  if (options.typeScaling && !(options.deadlines && spec.deadline !== undefined))
+    return fromShared(job, ctx, estimator, statics);
   let raws = all;
   if (!options.typeScaling) {
     const bound = boundType(
@@ -229,31 +271,210 @@ export const jobCells = (
     );
     raws = all.filter((r) => r.type === bound);
   }
-  const make = (
-    type: GpuTypeId,
-    gpus: number,
-    raw: Raw,
-    key = cellKey(type, gpus, raw.stages),
-    efficiency = efficiencyKey(spec.model, type),
-  ): CellConfig => {
-    const rate = calibratedRateOf(calibration, spec.id, key, efficiency, raw.rate);
-    return { gpuType: type, gpus, cell: raw.cell, key, rate, value: reference > 0 ? rate / reference : 0 };
-  };
-  let current: CellConfig | undefined;
-  if (isHolding(job)) {
-    const raw = rawCurrent(job, ctx, estimator);
-    const allocation = job.allocation!;
-    if (raw) current = make(allocation.gpuType, allocationGpuCount(allocation), raw);
-  }
+  return calibrated(job, ctx, estimator, statics, raws, options);
+};
+
+/**
+ * A calibrated Cell of a job: the job's own ratio when it was observed on this very Cell, else its model's (always
+ * its model's without a job id).
+ */
+const config = (
+  calibration: CellCalibrationState | undefined,
+  jobId: string | undefined,
+  type: GpuTypeId,
+  gpus: number,
+  raw: Raw,
+  reference: number,
+  key: string,
+  efficiency: string,
+): CellConfig => {
+  const rate =
+    jobId === undefined
+      ? modelCalibratedRate(calibration, efficiency, raw.rate)
+      : calibratedRateOf(calibration, jobId, key, efficiency, raw.rate);
+  return { gpuType: type, gpus, cell: raw.cell, key, rate, value: reference > 0 ? rate / reference : 0 };
+};
+
+const byValue = (a: CellConfig, b: CellConfig): number =>
+  b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1);
+
+/** The job's Cells among `raws`, calibrated, normalised and filtered by deadline, best value first. */
+const calibrated = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  statics: StaticCells,
+  raws: readonly StaticCell[],
+  options: CellOptions,
+): JobCells => {
+  const spec = job.spec;
+  const calibration = ctx.state.cellCalibration;
+  const { reference } = statics;
+  const current = currentConfig(job, ctx, estimator, reference);
   // One pass, no intermediate arrays: this runs for every job every round.
   const configs: CellConfig[] = [];
   for (const r of raws) {
     const c =
       current && r.type === current.gpuType && r.gpus === current.gpus
         ? current
-        : make(r.type, r.gpus, r.raw, r.key, r.efficiencyKey);
+        : config(calibration, spec.id, r.type, r.gpus, r.raw, reference, r.key, r.efficiencyKey);
     if (!options.deadlines || meetsDeadline(job, c.rate, ctx, c === current)) configs.push(c);
   }
-  configs.sort((a, b) => b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1));
+  configs.sort(byValue);
   return { job, configs, reference, ...(current ? { current } : {}) };
+};
+
+/** The Cell a running job holds, calibrated; undefined for a waiting job or one whose Cell cannot be estimated. */
+const currentConfig = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  reference: number,
+): CellConfig | undefined => {
+  if (!isHolding(job)) return undefined;
+  const held = heldCell(job, ctx, estimator);
+  if (!held) return undefined;
+  const { gpuType, gpus, raw, key, efficiency } = held;
+  return config(ctx.state.cellCalibration, job.spec.id, gpuType, gpus, raw, reference, key, efficiency);
+};
+
+/** The raw Cell a running job holds, with its keys, and what it was made from (so a later round may reuse it). */
+interface HeldCell {
+  readonly spec: JobSpec;
+  readonly capacity: string;
+  readonly perf: PerfModel;
+  readonly estimator: CellEstimator;
+  readonly gpuType: GpuTypeId;
+  readonly gpus: number;
+  readonly raw: Raw;
+  readonly key: string;
+  readonly efficiency: string;
+}
+
+// Per allocation object (a running job keeps its allocation from round to round): the Cell it holds, uncalibrated.
+const HELD_CELL = memoKey<{ entry?: HeldCell | undefined }>('crius held cell');
+
+const heldCell = (job: JobState, ctx: RoundContext, estimator: CellEstimator): HeldCell | undefined => {
+  const allocation = job.allocation!;
+  const slot = ctx.memo.of(allocation, HELD_CELL, (): { entry?: HeldCell } => ({}));
+  const capacity = capacityKey(ctx)[0];
+  const known = slot.entry;
+  if (
+    known &&
+    known.spec === job.spec &&
+    known.capacity === capacity &&
+    known.perf === ctx.perf &&
+    known.estimator === estimator
+  )
+    return known;
+  const raw = rawCurrent(job, ctx, estimator);
+  if (!raw) {
+    slot.entry = undefined;
+    return undefined;
+  }
+  const gpus = allocationGpuCount(allocation);
+  slot.entry = {
+    spec: job.spec,
+    capacity,
+    perf: ctx.perf,
+    estimator,
+    gpuType: allocation.gpuType,
+    gpus,
+    raw,
+    key: cellKey(allocation.gpuType, gpus, raw.stages),
+    efficiency: efficiencyKey(job.spec.model, allocation.gpuType),
+  };
+  return slot.entry;
+};
+
+/**
+ * Every Cell of the job, without a deadline filter, from the Cells every job of its shape shares this round: those
+ * differ from the job's own only in the Cell it holds and the one its own calibration was observed on. The order
+ * (value, then GPUs, then type) is total, so re-sorting after replacing them gives what `calibrated` gives.
+ */
+const fromShared = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  statics: StaticCells,
+): JobCells => {
+  const calibration = ctx.state.cellCalibration;
+  const shared = sharedConfigs(ctx, statics);
+  const { reference } = statics;
+  const own = calibration?.cells[job.spec.id];
+  const current = currentConfig(job, ctx, estimator, reference);
+  if (!own && !current) return { job, configs: shared.configs, reference };
+  let configs: CellConfig[] | undefined;
+  for (let i = 0; i < shared.configs.length; i++) {
+    const c = shared.configs[i]!;
+    let mine: CellConfig | undefined;
+    if (current && c.gpuType === current.gpuType && c.gpus === current.gpus) mine = current;
+    else if (own && own.cell === c.key) {
+      const r = shared.sources[i]!;
+      mine = config(calibration, job.spec.id, r.type, r.gpus, r.raw, reference, r.key, r.efficiencyKey);
+    }
+    if (!mine) continue;
+    configs ??= [...shared.configs];
+    configs[i] = mine;
+  }
+  if (configs) configs.sort(byValue);
+  return { job, configs: configs ?? shared.configs, reference, ...(current ? { current } : {}) };
+};
+
+interface SharedConfigs {
+  /** Calibrated by the model's efficiency alone (no job's own ratio), best value first. */
+  readonly configs: readonly CellConfig[];
+  /** The raw Cell behind each config. */
+  readonly sources: readonly StaticCell[];
+}
+
+// Per round (the scratch store is the round's stamp) and calibration state: the calibrated Cells of a raw-Cell set.
+const sharedConfigs = (ctx: RoundContext, statics: StaticCells): SharedConfigs => {
+  const calibration = ctx.state.cellCalibration;
+  const last = statics.lastShared;
+  if (last && last.scratch === ctx.scratch && last.calibration === calibration) return last.shared;
+  const made = statics.raws.map((r) => ({
+    source: r,
+    config: config(calibration, undefined, r.type, r.gpus, r.raw, statics.reference, r.key, r.efficiencyKey),
+  }));
+  made.sort((a, b) => byValue(a.config, b.config));
+  const shared = { configs: made.map((m) => m.config), sources: made.map((m) => m.source) };
+  statics.lastShared = { scratch: ctx.scratch, calibration, shared };
+  return shared;
+};
+
+/** Per allocation object: an uncalibrated estimate of the Cell it holds, and what it was made from. */
+interface HeldEstimate {
+  readonly spec: JobSpec;
+  readonly capacity: string;
+  readonly perf: PerfModel;
+  readonly estimator: CellEstimator;
+  readonly rate: number | undefined;
+}
+const HELD_ESTIMATE = memoKey<{ entry?: HeldEstimate }>('crius held estimate');
+
+/**
+ * `estimate()` of the Cell a running job holds, memoised per allocation object across rounds (a running job keeps its
+ * allocation): the estimate is a function of the allocation, the spec, the capacity, the perf model and estimator.
+ */
+export const heldEstimate = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  estimate: () => number | undefined,
+): number | undefined => {
+  const slot = ctx.memo.of(job.allocation!, HELD_ESTIMATE, (): { entry?: HeldEstimate } => ({}));
+  const capacity = capacityKey(ctx)[0];
+  const known = slot.entry;
+  if (
+    known &&
+    known.spec === job.spec &&
+    known.capacity === capacity &&
+    known.perf === ctx.perf &&
+    known.estimator === estimator
+  )
+    return known.rate;
+  const rate = estimate();
+  slot.entry = { spec: job.spec, capacity, perf: ctx.perf, estimator, rate };
+  return rate;
 };

@@ -4,7 +4,7 @@ import { isHolding } from '../order/compare.ts';
 import type { Demand, PlaceStage, RoundContext } from '../stages.ts';
 import { type AutoTunerOptions, DEFAULT_AUTO_TUNER, type TunedLevel, tunerKey } from './auto-tuner.ts';
 import { recordAcceptedWaits } from './record-waits.ts';
-import { type LevelCapacity, levelCapacities } from './topology.ts';
+import { type LevelCapacity, roundLevelCapacities } from './topology.ts';
 
 /**
  * Dally's delay scheduling in a form that never makes a job wait longer than the communication time it saves.
@@ -23,7 +23,7 @@ export const costAwareDelay = (
   name: `${inner.name}+cost-aware-delay`,
   place: (ordered, demands, free, ctx) => {
     const held = new Map(demands);
-    const levels = levelCapacities(ctx.cluster);
+    const levels = roundLevelCapacities(ctx);
     for (const job of ordered) {
       const demand = demands.get(job.spec.id);
       if (!demand || isHolding(job) || demand.elastic || demand.gpus < 2) continue;

@@ -1,5 +1,7 @@
+import { memoKey } from '../framework/round-memo.ts';
 import type { Cluster } from '../model/cluster.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
+import type { RoundContext } from '../stages.ts';
 
 /**
  * How many GPUs of one type the largest machine and the largest rack hold: the bounds of Algorithm 1's "demand larger
@@ -41,3 +43,9 @@ export const levelCapacities = (cluster: Cluster): Map<GpuTypeId, LevelCapacity>
   }
   return out;
 };
+
+const LEVEL_CAPACITIES = memoKey<ReadonlyMap<GpuTypeId, LevelCapacity>>('level capacities');
+
+/** `levelCapacities` of the round's cluster, made once per cluster object (the round memo carries it). */
+export const roundLevelCapacities = (ctx: RoundContext): ReadonlyMap<GpuTypeId, LevelCapacity> =>
+  ctx.memo.of(ctx.cluster, LEVEL_CAPACITIES, () => levelCapacities(ctx.cluster));

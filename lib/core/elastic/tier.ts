@@ -106,10 +106,11 @@ export const elasticAllocate = (
     // Elastic jobs the guaranteed allocation admitted run as it sized them (rigid, like any job in the order); the
     // others share the GPUs that are left, as best-effort elastic jobs.
     const demands = new Map(admitted);
-    let free: GpuCounts = normalizeCounts(Object.fromEntries([...ctx.capacity].map(([t, c]) => [t, c.gpus])));
-    for (const demand of demands.values()) {
-      free = subtractCounts(free, { [demand.gpuType]: Math.min(demand.gpus, countOf(free, demand.gpuType)) });
-    }
+    // Each type's capacity less what the demands take, never below zero (one pass, not one copy per demand).
+    const left: Record<string, number> = Object.fromEntries([...ctx.capacity].map(([t, c]) => [t, c.gpus]));
+    for (const demand of demands.values())
+      left[demand.gpuType] = Math.max(0, (left[demand.gpuType] ?? 0) - demand.gpus);
+    const free: GpuCounts = normalizeCounts(left);
     const memory = ctx.state.elastic?.jobs;
     const candidates: ElasticCandidate[] = elasticJobs(ordered)
       .filter((job) => !demands.has(job.spec.id))
