@@ -26,7 +26,11 @@ const guaranteed: Policy = {
   name: 'tessera',
   description: '',
   order: srtfWithMakespanGuard,
-  allocate: criusAllocate({ ...DEFAULT_CRIUS_OPTIONS, name: 'tessera' }),
+  allocate: criusAllocate({
+    ...DEFAULT_CRIUS_OPTIONS,
+    name: 'tessera',
+    typeSwap: { remainingIterations: estimatedRemainingIterations, maxPairs: 4096 },
+  }),
   place: placeThenPackAndMigrate(
     reconsolidate(
       costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false })),

@@ -1,0 +1,65 @@
+import type { JobState } from '../model/job.ts';
+import { isHolding } from '../order/compare.ts';
+import type { CellConfig, JobCells } from './job-cells.ts';
+import type { VirtualAllocation } from './virtual.ts';
+
+/** What the type swap needs to know about a job's remaining work and the price of moving it. */
+export interface TypeSwapOptions {
+  /** Iterations a job still has to run, as the scheduler guesses them. */
+  readonly remainingIterations: (job: JobState) => number;
+  readonly restartSeconds: number;
+  /** Pairs examined per round at most (bounds the pass on large clusters). */
+  readonly maxPairs: number;
+}
+
+/** The job's best Cell on `gpuType` at exactly `gpus` GPUs (configs are best value first). */
+const cellOn = (cells: JobCells, gpuType: string, gpus: number): CellConfig | undefined =>
+  cells.configs.find((c) => c.gpuType === gpuType && c.gpus === gpus);
+
+/** Estimated seconds until `job` finishes on `config`, counting a restart when it moves off the type it runs on. */
+const secondsOn = (job: JobState, config: CellConfig, o: TypeSwapOptions): number => {
+  if (!(config.rate > 0)) return Number.POSITIVE_INFINITY;
+  const moves = isHolding(job) && job.allocation!.gpuType !== config.gpuType;
+  return o.remainingIterations(job) / config.rate + (moves ? o.restartSeconds : 0);
+};
+
+/**
+ * When nobody waits, every admitted job runs until it ends, so the sum of JCTs is the sum of the jobs' remaining
+ * times: the jobs with the most work left should get the fastest types. Admission in the order (shortest first)
+ * hands the fast GPUs to the short jobs that happen to be admitted first. This pass exchanges the types of two
+ * admitted jobs of the same GPU count when that lowers their summed estimated remaining time (restarts included)
+ * by more than a restart — the margin keeps estimates' noise from moving jobs back and forth.
+ */
+export const swapTypesByRemainingWork = (
+  vc: VirtualAllocation,
+  cellsOf: (jobId: string) => JobCells | undefined,
+  o: TypeSwapOptions,
+): number => {
+  const ids = [...vc.entries()].map(([id]) => id);
+  let pairs = 0;
+  let swaps = 0;
+  for (let i = 0; i < ids.length; i++) {
+    for (let k = i + 1; k < ids.length; k++) {
+      if (pairs >= o.maxPairs) return swaps;
+      const a = vc.get(ids[i]!)!;
+      const b = vc.get(ids[k]!)!;
+      if (a.gpuType === b.gpuType || a.gpus !== b.gpus) continue;
+      pairs++;
+      const ca = cellsOf(ids[i]!);
+      const cb = cellsOf(ids[k]!);
+      if (!ca || !cb) continue;
+      const a2 = cellOn(ca, b.gpuType, b.gpus);
+      const b2 = cellOn(cb, a.gpuType, a.gpus);
+      if (!a2 || !b2) continue;
+      const before = secondsOn(ca.job, a, o) + secondsOn(cb.job, b, o);
+      const after = secondsOn(ca.job, a2, o) + secondsOn(cb.job, b2, o);
+      if (!(before - after > o.restartSeconds)) continue;
+      vc.release(ids[i]!);
+      vc.release(ids[k]!);
+      vc.assign(ids[i]!, a2);
+      vc.assign(ids[k]!, b2);
+      swaps++;
+    }
+  }
+  return swaps;
+};
