@@ -18,9 +18,10 @@ const cellOn = (cells: JobCells, gpuType: string, gpus: number): CellConfig | un
 
 /** Estimated seconds until `job` finishes on `config`, counting a restart when it moves off the type it runs on. */
 const secondsOn = (job: JobState, config: CellConfig, o: TypeSwapOptions): number => {
-  if (!(config.rate > 0)) return Number.POSITIVE_INFINITY;
+  const rate = config.rate;
+  if (!(rate > 0)) return Number.POSITIVE_INFINITY;
   const moves = isHolding(job) && job.allocation!.gpuType !== config.gpuType;
-  return o.remainingIterations(job) / config.rate + (moves ? o.restartSeconds : 0);
+  return o.remainingIterations(job) / rate + (moves ? o.restartSeconds : 0);
 };
 
 /**
@@ -38,28 +39,35 @@ export const swapTypesByRemainingWork = (
   const ids = [...vc.entries()].map(([id]) => id);
   let pairs = 0;
   let swaps = 0;
-  for (let i = 0; i < ids.length; i++) {
-    for (let k = i + 1; k < ids.length; k++) {
-      if (pairs >= o.maxPairs) return swaps;
-      const a = vc.get(ids[i]!)!;
-      const b = vc.get(ids[k]!)!;
-      if (a.gpuType === b.gpuType || a.gpus !== b.gpus) continue;
-      pairs++;
-      const ca = cellsOf(ids[i]!);
-      const cb = cellsOf(ids[k]!);
-      if (!ca || !cb) continue;
-      const a2 = cellOn(ca, b.gpuType, b.gpus);
-      const b2 = cellOn(cb, a.gpuType, a.gpus);
-      if (!a2 || !b2) continue;
-      const before = secondsOn(ca.job, a, o) + secondsOn(cb.job, b, o);
-      const after = secondsOn(ca.job, a2, o) + secondsOn(cb.job, b2, o);
-      if (!(before - after > o.restartSeconds)) continue;
-      vc.release(ids[i]!);
-      vc.release(ids[k]!);
-      vc.assign(ids[i]!, a2);
-      vc.assign(ids[k]!, b2);
-      swaps++;
+  // Best improvement first: the largest gain is applied, then the pairs are looked at again.
+  for (;;) {
+    let best: { a: string; b: string; a2: CellConfig; b2: CellConfig; gain: number } | undefined;
+    for (let i = 0; i < ids.length && pairs < o.maxPairs; i++) {
+      for (let k = i + 1; k < ids.length && pairs < o.maxPairs; k++) {
+        const a = vc.get(ids[i]!)!;
+        const b = vc.get(ids[k]!)!;
+        if (a.gpuType === b.gpuType || a.gpus !== b.gpus) continue;
+        pairs++;
+        const ca = cellsOf(ids[i]!);
+        const cb = cellsOf(ids[k]!);
+        if (!ca || !cb) continue;
+        const a2 = cellOn(ca, b.gpuType, b.gpus);
+        const b2 = cellOn(cb, a.gpuType, a.gpus);
+        if (!a2 || !b2) continue;
+        const [sa, sb] = [secondsOn(ca.job, a, o), secondsOn(cb.job, b, o)];
+        const [sa2, sb2] = [secondsOn(ca.job, a2, o), secondsOn(cb.job, b2, o)];
+        const gain = sa + sb - (sa2 + sb2);
+        // The pair's longer job must not get longer: it may set the tail and the makespan.
+        if (Math.max(sa2, sb2) > Math.max(sa, sb)) continue;
+        if (!(gain > o.restartSeconds)) continue;
+        if (!best || gain > best.gain) best = { a: ids[i]!, b: ids[k]!, a2, b2, gain };
+      }
     }
+    if (!best) return swaps;
+    vc.release(best.a);
+    vc.release(best.b);
+    vc.assign(best.a, best.a2);
+    vc.assign(best.b, best.b2);
+    swaps++;
   }
-  return swaps;
 };
