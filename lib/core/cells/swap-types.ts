@@ -50,7 +50,8 @@ export const swapTypesByRemainingWork = (
         pairs++;
         const ca = cellsOf(ids[i]!);
         const cb = cellsOf(ids[k]!);
-        if (!ca || !cb) continue;
+        // Elastic jobs' Cells are claims the elastic tier resizes every round: they are not moved for their type.
+        if (!ca || !cb || ca.job.spec.elastic || cb.job.spec.elastic) continue;
         const a2 = cellOn(ca, b.gpuType, b.gpus);
         const b2 = cellOn(cb, a.gpuType, a.gpus);
         if (!a2 || !b2) continue;
