@@ -37,31 +37,47 @@ export const swapTypesByRemainingWork = (
   o: TypeSwapOptions,
 ): number => {
   const ids = [...vc.entries()].map(([id]) => id);
+  // Only jobs of the same GPU count can exchange types: each job's later partners of its count, in id order. A swap
+  // keeps both counts, so the groups stay valid.
+  const byCount = new Map<number, number[]>();
+  for (let i = 0; i < ids.length; i++) {
+    const gpus = vc.get(ids[i]!)!.gpus;
+    const group = byCount.get(gpus) ?? [];
+    group.push(i);
+    byCount.set(gpus, group);
+  }
   let pairs = 0;
+  let visited = 0;
+  const maxVisited = o.maxPairs * 64; // same-type pairs are skipped uncounted; this bounds the skipping too
   let swaps = 0;
   // Best improvement first: the largest gain is applied, then the pairs are looked at again.
   for (;;) {
     let best: { a: string; b: string; a2: CellConfig; b2: CellConfig; gain: number } | undefined;
-    for (let i = 0; i < ids.length && pairs < o.maxPairs; i++) {
-      for (let k = i + 1; k < ids.length && pairs < o.maxPairs; k++) {
-        const a = vc.get(ids[i]!)!;
-        const b = vc.get(ids[k]!)!;
-        if (a.gpuType === b.gpuType || a.gpus !== b.gpus) continue;
-        pairs++;
-        const ca = cellsOf(ids[i]!);
-        const cb = cellsOf(ids[k]!);
-        // Elastic jobs' Cells are claims the elastic tier resizes every round: they are not moved for their type.
-        if (!ca || !cb || ca.job.spec.elastic || cb.job.spec.elastic) continue;
-        const a2 = cellOn(ca, b.gpuType, b.gpus);
-        const b2 = cellOn(cb, a.gpuType, a.gpus);
-        if (!a2 || !b2) continue;
-        const [sa, sb] = [secondsOn(ca.job, a, o), secondsOn(cb.job, b, o)];
-        const [sa2, sb2] = [secondsOn(ca.job, a2, o), secondsOn(cb.job, b2, o)];
-        const gain = sa + sb - (sa2 + sb2);
-        // The pair's longer job must not get longer: it may set the tail and the makespan.
-        if (Math.max(sa2, sb2) > Math.max(sa, sb)) continue;
-        if (!(gain > o.restartSeconds)) continue;
-        if (!best || gain > best.gain) best = { a: ids[i]!, b: ids[k]!, a2, b2, gain };
+    for (const group of byCount.values()) {
+      for (let gi = 0; gi < group.length && pairs < o.maxPairs && visited < maxVisited; gi++) {
+        const i = group[gi]!;
+        for (let gk = gi + 1; gk < group.length && pairs < o.maxPairs && visited < maxVisited; gk++) {
+          const k = group[gk]!;
+          visited++;
+          const a = vc.get(ids[i]!)!;
+          const b = vc.get(ids[k]!)!;
+          if (a.gpuType === b.gpuType) continue;
+          pairs++;
+          const ca = cellsOf(ids[i]!);
+          const cb = cellsOf(ids[k]!);
+          // Elastic jobs' Cells are claims the elastic tier resizes every round: they are not moved for their type.
+          if (!ca || !cb || ca.job.spec.elastic || cb.job.spec.elastic) continue;
+          const a2 = cellOn(ca, b.gpuType, b.gpus);
+          const b2 = cellOn(cb, a.gpuType, a.gpus);
+          if (!a2 || !b2) continue;
+          const [sa, sb] = [secondsOn(ca.job, a, o), secondsOn(cb.job, b, o)];
+          const [sa2, sb2] = [secondsOn(ca.job, a2, o), secondsOn(cb.job, b2, o)];
+          const gain = sa + sb - (sa2 + sb2);
+          // The pair's longer job must not get longer: it may set the tail and the makespan.
+          if (Math.max(sa2, sb2) > Math.max(sa, sb)) continue;
+          if (!(gain > o.restartSeconds)) continue;
+          if (!best || gain > best.gain) best = { a: ids[i]!, b: ids[k]!, a2, b2, gain };
+        }
       }
     }
     if (!best) return swaps;
