@@ -37,6 +37,8 @@ export const swapTypesByRemainingWork = (
   o: TypeSwapOptions,
 ): number => {
   const ids = [...vc.entries()].map(([id]) => id);
+  // One type in use (e.g. a homogeneous cluster): nothing to exchange.
+  if (new Set(ids.map((id) => vc.get(id)!.gpuType)).size < 2) return 0;
   // Only jobs of the same GPU count can exchange types: each job's later partners of its count, in id order. A swap
   // keeps both counts, so the groups stay valid.
   const byCount = new Map<number, number[]>();
