@@ -29,6 +29,7 @@ import {
   scaleResource,
   scaleUp,
 } from './search.ts';
+import { swapTypesByRemainingWork, type TypeSwapOptions } from './swap-types.ts';
 import { VirtualAllocation } from './virtual.ts';
 
 /**
@@ -56,6 +57,8 @@ export interface CriusAllocateOptions extends CellOptions {
   /** Opportunistic execution: a pending job suspends later arrivals once that frees its smallest Cell. */
   readonly opportunistic: boolean;
   readonly estimator: CellEstimator;
+  /** When nobody waits, exchange types between admitted jobs so the longest get the fastest (tessera; not Crius). */
+  readonly typeSwap?: Omit<TypeSwapOptions, 'restartSeconds'>;
 }
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
@@ -176,6 +179,9 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       pending.push(job);
     }
 
+    if (pending.length === 0 && o.typeSwap) {
+      swapTypesByRemainingWork(vc, cellsOf, { ...o.typeSwap, restartSeconds: ctx.config.restartSeconds });
+    }
     if (pending.length === 0) scaleUp(s, o.minScaleUpGain, () => true);
 
     const demands = new Map<string, Demand>();

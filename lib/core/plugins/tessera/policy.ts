@@ -15,7 +15,8 @@ import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts'
  * Guaranteed jobs, one job per stage:
  * - order: shortest remaining time first with a makespan guard (the only stage that decides who goes first);
  * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
- *   from jobs later in the order, and scaling running jobs up when nobody waits;
+ *   from jobs later in the order; when nobody waits, the jobs with the most work left get the fastest types (type
+ *   swap) and running jobs scale up;
  * - place: consolidated, keeping unchanged allocations, with Dally's delay timers in their cost-aware form, running
  *   jobs re-consolidated onto one machine (or rack) when that saves more than a restart; then
  *   Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling, inside the
@@ -26,7 +27,11 @@ const guaranteed: Policy = {
   name: 'tessera',
   description: '',
   order: srtfWithMakespanGuard,
-  allocate: criusAllocate({ ...DEFAULT_CRIUS_OPTIONS, name: 'tessera' }),
+  allocate: criusAllocate({
+    ...DEFAULT_CRIUS_OPTIONS,
+    name: 'tessera',
+    typeSwap: { remainingIterations: estimatedRemainingIterations, maxPairs: 4096 },
+  }),
   place: placeThenPackAndMigrate(
     reconsolidate(
       costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false })),
