@@ -1,6 +1,6 @@
 import computeMunkres from 'munkres-js';
-import { hungarianMinCost } from '../lib/core/assign/hungarian.ts';
-import { minCostAssignment } from '../lib/core/assign/lapjv.ts';
+import { hungarianMinCost } from '../lib/core/solvers/hungarian.ts';
+import { minCostAssignment } from '../lib/core/solvers/lapjv.ts';
 import { Random } from '../lib/traces/generators/random.ts';
 import type { BenchRow, BenchSuite } from './types.ts';
 

@@ -1,8 +1,8 @@
-import { bestShape } from '../lib/core/allocate/estimates.ts';
 import { CRIUS_BATCH_SIZES } from '../lib/core/catalog/layers.ts';
-import type { AdaptiveParallelPerfModel } from '../lib/core/cells/adaptive-perf.ts';
+import { bestShape } from '../lib/core/framework/estimates.ts';
 import type { Cluster } from '../lib/core/model/cluster.ts';
 import type { JobSpec } from '../lib/core/model/job.ts';
+import type { AdaptiveParallelPerfModel } from '../lib/core/plugins/crius/adaptive-perf.ts';
 import { Random } from '../lib/traces/generators/random.ts';
 import type { Trace } from '../lib/traces/types.ts';
 

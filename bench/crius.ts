@@ -1,19 +1,23 @@
 import { loadCluster } from '../lib/clusters/load.ts';
 import { CRIUS_BATCH_SIZES } from '../lib/core/catalog/layers.ts';
-import { AdaptiveParallelPerfModel } from '../lib/core/cells/adaptive-perf.ts';
-import { type CellEstimator, consolidatedLayout, stageCountsFor } from '../lib/core/cells/estimator.ts';
-import { jobCells } from '../lib/core/cells/job-cells.ts';
-import { Budget, MoveCache, type SearchContext, scaleResource } from '../lib/core/cells/search.ts';
-import { VirtualAllocation } from '../lib/core/cells/virtual.ts';
+import { isHolding } from '../lib/core/framework/compare.ts';
+import { roundContext, scheduleRound } from '../lib/core/framework/round.ts';
 import type { Cluster } from '../lib/core/model/cluster.ts';
 import { type JobSpec, type JobState, newJobState } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
 import type { Cell } from '../lib/core/model/plan.ts';
 import { initialSchedulerState } from '../lib/core/model/state.ts';
-import { isHolding } from '../lib/core/order/compare.ts';
-import { CRIUS_ESTIMATOR, criusPolicy, DEFAULT_CRIUS_OPTIONS } from '../lib/core/policies/crius.ts';
-import { getPolicy, policyNames } from '../lib/core/policies/index.ts';
-import { roundContext, scheduleRound } from '../lib/core/round.ts';
+import { AdaptiveParallelPerfModel } from '../lib/core/plugins/crius/adaptive-perf.ts';
+import {
+  type CellEstimator,
+  consolidatedLayout,
+  stageCountsFor,
+} from '../lib/core/plugins/crius/estimator.ts';
+import { jobCells } from '../lib/core/plugins/crius/job-cells.ts';
+import { CRIUS_ESTIMATOR, criusPolicy, DEFAULT_CRIUS_OPTIONS } from '../lib/core/plugins/crius/policies.ts';
+import { Budget, MoveCache, type SearchContext, scaleResource } from '../lib/core/plugins/crius/search.ts';
+import { VirtualAllocation } from '../lib/core/plugins/crius/virtual.ts';
+import { getPolicy, policyNames } from '../lib/core/policies.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { groundTruthModel } from '../lib/sim/ground-truth.ts';
 import { simulate } from '../lib/sim/simulator.ts';

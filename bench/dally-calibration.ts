@@ -1,8 +1,13 @@
 import { getModelProfile } from '../lib/core/catalog/models.ts';
-import { dallyPerfParameters } from '../lib/core/dally/perf.ts';
-import { commShare, TABLE_I, TABLE_I_MODELS, TABLE_I_REFERENCE } from '../lib/core/dally/table-one.ts';
 import type { PerfModel, ThroughputQuery } from '../lib/core/model/perf.ts';
 import { LEVELS } from '../lib/core/model/topology.ts';
+import { dallyPerfParameters } from '../lib/core/plugins/dally/perf.ts';
+import {
+  commShare,
+  TABLE_I,
+  TABLE_I_MODELS,
+  TABLE_I_REFERENCE,
+} from '../lib/core/plugins/dally/table-one.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import type { BenchSuite } from './types.ts';
 

@@ -1,7 +1,7 @@
 import { getModelProfile } from '../lib/core/catalog/models.ts';
-import { TABLE_I_MODELS } from '../lib/core/dally/table-one.ts';
 import type { JobSpec } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
+import { TABLE_I_MODELS } from '../lib/core/plugins/dally/table-one.ts';
 import { toJobSpecs } from '../lib/sim/workload.ts';
 import type { ModelChoice } from '../lib/traces/generators/models.ts';
 import { generateWorkload, type ShapeSampler } from '../lib/traces/generators/workload.ts';

@@ -1,10 +1,10 @@
 import { loadCluster } from '../lib/clusters/load.ts';
-import { dallyPerfParameters } from '../lib/core/dally/perf.ts';
 import type { Cluster } from '../lib/core/model/cluster.ts';
 import { totalGpus } from '../lib/core/model/cluster.ts';
 import type { JobSpec } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
-import { getPolicy } from '../lib/core/policies/index.ts';
+import { dallyPerfParameters } from '../lib/core/plugins/dally/perf.ts';
+import { getPolicy } from '../lib/core/policies.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { groundTruthModel } from '../lib/sim/ground-truth.ts';
 import { simulate } from '../lib/sim/simulator.ts';

@@ -1,9 +1,9 @@
-import { bestShape } from '../lib/core/allocate/estimates.ts';
+import { bestShape } from '../lib/core/framework/estimates.ts';
+import type { TypeCapacity } from '../lib/core/framework/stages.ts';
 import type { Cluster } from '../lib/core/model/cluster.ts';
 import type { GpuTypeId } from '../lib/core/model/gpu.ts';
 import type { JobSpec } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
-import type { TypeCapacity } from '../lib/core/stages.ts';
 import { Random } from '../lib/traces/generators/random.ts';
 import type { Trace, TraceJob } from '../lib/traces/types.ts';
 

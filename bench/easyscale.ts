@@ -3,7 +3,7 @@ import type { Cluster } from '../lib/core/model/cluster.ts';
 import { totalGpus } from '../lib/core/model/cluster.ts';
 import type { JobSpec } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
-import { getPolicy } from '../lib/core/policies/index.ts';
+import { getPolicy } from '../lib/core/policies.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { groundTruthModel } from '../lib/sim/ground-truth.ts';
 import { type ExecutorModel, type SimResult, simulate, type TimePoint } from '../lib/sim/simulator.ts';

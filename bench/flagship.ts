@@ -1,4 +1,4 @@
-import { getPolicy, policyNames } from '../lib/core/policies/index.ts';
+import { getPolicy, policyNames } from '../lib/core/policies.ts';
 import { groundTruthModel } from '../lib/sim/ground-truth.ts';
 import { offeredLoad } from '../lib/sim/offered-load.ts';
 import { simulate } from '../lib/sim/simulator.ts';

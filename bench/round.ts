@@ -1,13 +1,13 @@
 import { expandCluster } from '../lib/clusters/spec.ts';
+import { type RoundOutput, scheduleRound } from '../lib/core/framework/round.ts';
 import { RoundMemo } from '../lib/core/framework/round-memo.ts';
+import type { Policy } from '../lib/core/framework/stages.ts';
 import type { Cluster } from '../lib/core/model/cluster.ts';
 import { type JobSpec, type JobState, newJobState } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
 import { allocationGpuCount } from '../lib/core/model/plan.ts';
 import { initialSchedulerState } from '../lib/core/model/state.ts';
-import { getPolicy } from '../lib/core/policies/index.ts';
-import { type RoundOutput, scheduleRound } from '../lib/core/round.ts';
-import type { Policy } from '../lib/core/stages.ts';
+import { getPolicy } from '../lib/core/policies.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { DEFAULT_MODEL_MIX } from '../lib/sim/model-mix.ts';
 import { syntheticJobs } from './synthetic-jobs.ts';

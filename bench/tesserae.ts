@@ -1,10 +1,10 @@
 import { loadCluster } from '../lib/clusters/load.ts';
+import { scheduleRound } from '../lib/core/framework/round.ts';
+import type { Policy } from '../lib/core/framework/stages.ts';
 import type { Cluster } from '../lib/core/model/cluster.ts';
 import { type JobSpec, newJobState } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
-import { getPolicy } from '../lib/core/policies/index.ts';
-import { scheduleRound } from '../lib/core/round.ts';
-import type { Policy } from '../lib/core/stages.ts';
+import { getPolicy } from '../lib/core/policies.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { groundTruthModel } from '../lib/sim/ground-truth.ts';
 import { simulate } from '../lib/sim/simulator.ts';

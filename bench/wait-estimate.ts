@@ -1,4 +1,4 @@
-import { getPolicy } from '../lib/core/policies/index.ts';
+import { getPolicy } from '../lib/core/policies.ts';
 import { loadWorkload } from '../lib/sim/run.ts';
 import { simulate } from '../lib/sim/simulator.ts';
 import { WaitEstimateRecorder, waitEstimateQuality } from '../lib/sim/wait-estimates.ts';

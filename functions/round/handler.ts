@@ -23,7 +23,7 @@ import { QueuePersister } from '../../lib/aws/round/queue-persister.ts';
 import { QueueView } from '../../lib/aws/round/queue-view.ts';
 import { type RoundReport, runRound } from '../../lib/aws/round/run-round.ts';
 import { RoundMemo } from '../../lib/core/framework/round-memo.ts';
-import { getPolicy } from '../../lib/core/policies/index.ts';
+import { getPolicy } from '../../lib/core/policies.ts';
 import { loadDefaultPerfModel } from '../../lib/data/perf.ts';
 import { functionDeps, type HandlerOptions, lazyHandler } from '../shared/function-deps.ts';
 import { detailsLogger } from '../shared/observability.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { getPolicy } from '../core/policies/index.ts';
+import { getPolicy } from '../core/policies.ts';
 import { writeReport } from '../sim/report/write.ts';
 import { loadWorkload, runPolicies } from '../sim/run.ts';
 import type { SimSummary } from '../sim/summary.ts';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { INSTANCE_OFFERINGS } from '../core/catalog/instances.ts';
-import { policyNames } from '../core/policies/index.ts';
+import { policyNames } from '../core/policies.ts';
 import { formatZodIssues } from '../protocol/format.ts';
 
 const families = [...new Set(INSTANCE_OFFERINGS.map((o) => o.instanceType.split('.')[0]!))].sort();

@@ -1,9 +1,9 @@
-import { estCapability } from '../core/elastic/job-model.ts';
-import { elasticThroughput } from '../core/elastic/rate.ts';
 import type { Cluster, Host } from '../core/model/cluster.ts';
 import type { JobSpec } from '../core/model/job.ts';
 import type { ThroughputEstimate, ThroughputQuery } from '../core/model/perf.ts';
 import type { Allocation } from '../core/model/plan.ts';
+import { estCapability } from '../core/plugins/easyscale/job-model.ts';
+import { elasticThroughput } from '../core/plugins/easyscale/rate.ts';
 import type { ExecutorModel } from './simulator.ts';
 
 /**

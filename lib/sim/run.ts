@@ -2,7 +2,7 @@ import { loadCluster } from '../clusters/load.ts';
 import type { Cluster } from '../core/model/cluster.ts';
 import type { JobSpec } from '../core/model/job.ts';
 import type { PerfModel } from '../core/model/perf.ts';
-import { getPolicy } from '../core/policies/index.ts';
+import { getPolicy } from '../core/policies.ts';
 import { loadDefaultPerfModel } from '../data/perf.ts';
 import { assignModels } from '../traces/generators/models.ts';
 import { loadTrace } from '../traces/index.ts';

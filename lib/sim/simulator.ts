@@ -1,6 +1,9 @@
 import { findGpuType } from '../core/catalog/gpus.ts';
 import { getInstanceOffering, instanceOfferingsFor } from '../core/catalog/instances.ts';
+import { shapeOf } from '../core/framework/free-gpus.ts';
+import { type RoundOutput, scheduleRound } from '../core/framework/round.ts';
 import { RoundMemo } from '../core/framework/round-memo.ts';
+import type { Policy, RoundConfig } from '../core/framework/stages.ts';
 import type { Action } from '../core/model/action.ts';
 import type { Cluster, Host } from '../core/model/cluster.ts';
 import { type JobSpec, type JobState, type JobStatus, newJobState } from '../core/model/job.ts';
@@ -8,9 +11,6 @@ import type { PerfModel, ThroughputEstimate, ThroughputQuery } from '../core/mod
 import { type Allocation, allocationGpuCount, busyGpuCount, sameGpus } from '../core/model/plan.ts';
 import { initialSchedulerState, type SchedulerState } from '../core/model/state.ts';
 import { UserModelPerfModel } from '../core/perf/user-models.ts';
-import { shapeOf } from '../core/place/free-gpus.ts';
-import { type RoundOutput, scheduleRound } from '../core/round.ts';
-import type { Policy, RoundConfig } from '../core/stages.ts';
 import { elasticExecutorThroughput, elasticRateBound } from './elastic.ts';
 import { trueIterations } from './length-noise.ts';
 import { SimulatedProfiles } from './user-models.ts';

@@ -1,8 +1,8 @@
+import { shapeOf } from '../core/framework/free-gpus.ts';
 import type { Host } from '../core/model/cluster.ts';
 import type { JobState } from '../core/model/job.ts';
 import type { PerfModel } from '../core/model/perf.ts';
 import { type ModelMeasurement, UserModelPerfModel, userModelEntries } from '../core/perf/user-models.ts';
-import { shapeOf } from '../core/place/free-gpus.ts';
 import type { TraceJob } from '../traces/types.ts';
 import { rowModel } from './workload.ts';
 

@@ -3,7 +3,7 @@
  * estimate); when the job next starts (its first start, or a restart after a preemption), those estimates are
  * resolved against that start. Estimates of jobs that never start again are dropped.
  */
-import type { RoundOutput } from '../core/round.ts';
+import type { RoundOutput } from '../core/framework/round.ts';
 import { percentile } from './metrics.ts';
 
 export interface WaitEstimateSample {

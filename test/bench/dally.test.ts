@@ -10,8 +10,8 @@ import {
 import { DALLY_MODEL_MIX, dallyPool, dallyWorkload, meanGpuHours } from '../../bench/dally-workload.ts';
 import type { BenchRow } from '../../bench/types.ts';
 import { loadCluster } from '../../lib/clusters/load.ts';
-import { dallyPerfParameters } from '../../lib/core/dally/perf.ts';
-import { TABLE_I_MODELS } from '../../lib/core/dally/table-one.ts';
+import { dallyPerfParameters } from '../../lib/core/plugins/dally/perf.ts';
+import { TABLE_I_MODELS } from '../../lib/core/plugins/dally/table-one.ts';
 import { loadDefaultPerfModel } from '../../lib/data/perf.ts';
 import { groundTruthModel } from '../../lib/sim/ground-truth.ts';
 import type { Trace, TraceJob } from '../../lib/traces/types.ts';

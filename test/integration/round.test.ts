@@ -11,7 +11,7 @@ import { Ec2Fleet } from '../../lib/aws/fleet/ec2-fleet.ts';
 import { runRound } from '../../lib/aws/round/run-round.ts';
 import { allocationGpuCount } from '../../lib/core/model/plan.ts';
 import { createCompositePerfModel } from '../../lib/core/perf/composite.ts';
-import { getPolicy } from '../../lib/core/policies/index.ts';
+import { getPolicy } from '../../lib/core/policies.ts';
 import { validateDesiredState } from '../../lib/protocol/desired-state.ts';
 import {
   admitHosts,

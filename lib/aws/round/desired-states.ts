@@ -3,7 +3,7 @@
  * items rather than from the round's actions, so a round that crashed after writing jobs but before writing
  * hosts is repaired by the next one. A host's generation grows only when its workers or drain flag change.
  */
-import { evenEsts } from '../../core/elastic/even-ests.ts';
+import { evenEsts } from '../../core/plugins/easyscale/even-ests.ts';
 import type { DesiredJob, DesiredStateDocument, DesiredWorker } from '../../protocol/desired-state.ts';
 import type { FenceTerms } from '../../protocol/fence.ts';
 import type { HostItem } from '../items/host-item.ts';

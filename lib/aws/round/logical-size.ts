@@ -4,9 +4,10 @@
  * idea applied to every job, not only elastic ones). Fixed on the item at the first placement: later policy or
  * fleet changes never change it.
  */
+
+import type { AllocateStage } from '../../core/framework/stages.ts';
 import type { JobSpec } from '../../core/model/job.ts';
 import { allocationGpuCount } from '../../core/model/plan.ts';
-import type { AllocateStage } from '../../core/stages.ts';
 import type { JobItem } from '../items/job-item.ts';
 
 /** The most GPUs `allocate` may ever give the job: elastic maxP, Crius's 2 × request, else the request. */

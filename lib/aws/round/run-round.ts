@@ -16,12 +16,12 @@
 
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { levelOf } from '../../core/framework/free-gpus.ts';
+import { scheduleRound } from '../../core/framework/round.ts';
 import type { RoundMemo } from '../../core/framework/round-memo.ts';
+import type { Policy } from '../../core/framework/stages.ts';
 import { isTerminal } from '../../core/model/job.ts';
 import type { PerfModel } from '../../core/model/perf.ts';
-import { levelOf } from '../../core/place/free-gpus.ts';
-import { scheduleRound } from '../../core/round.ts';
-import type { Policy } from '../../core/stages.ts';
 import { type FenceTerms, fenceTermsFor } from '../../protocol/fence.ts';
 import { revokeOnLoss } from '../credentials/revoke-on-loss.ts';
 import {

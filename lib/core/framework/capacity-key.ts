@@ -1,5 +1,5 @@
-import type { RoundContext } from '../stages.ts';
 import { scratchKey } from './scratch.ts';
+import type { RoundContext } from './stages.ts';
 
 const CAPACITY_KEY = scratchKey<string>('cluster capacity key');
 

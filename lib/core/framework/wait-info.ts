@@ -3,10 +3,10 @@ import type { JobState } from '../model/job.ts';
 import { remainingIterations } from '../model/job.ts';
 import type { PlacementShape } from '../model/perf.ts';
 import { type Allocation, allocationGpuCount, type Plan, sameGpus } from '../model/plan.ts';
-import { isHolding } from '../order/compare.ts';
 import { ThroughputMemo } from '../perf/memo.ts';
-import { type FreeGpus, shapeOf } from '../place/free-gpus.ts';
-import type { DelayHold, Demand, RoundContext } from '../stages.ts';
+import { isHolding } from './compare.ts';
+import { type FreeGpus, shapeOf } from './free-gpus.ts';
+import type { DelayHold, Demand, RoundContext } from './stages.ts';
 import { estimateStarts, type Holder, type Waiter } from './start-estimate.ts';
 
 /** What a user sees about a job that waits: where it stands, why, and when it should start. */
@@ -32,7 +32,7 @@ export interface WaitInput {
 }
 
 /**
- * Queue position, reason and estimated start of every job the round leaves waiting (lib/core/round.ts calls it after
+ * Queue position, reason and estimated start of every job the round leaves waiting (lib/core/framework/round.ts calls it after
  * the plan is final). Pure; O((planned + waiting) · types · log n).
  */
 export const waitInfo = (input: WaitInput): Map<string, WaitInfo> => {

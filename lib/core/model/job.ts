@@ -4,7 +4,7 @@ import type { Allocation } from './plan.ts';
 
 /**
  * EasyScale elastic fields: the job is written for `maxP` logical workers (ESTs) and runs on 0..maxP GPUs (one worker
- * per GPU, each running at least one EST; lib/core/elastic).
+ * per GPU, each running at least one EST; lib/core/plugins/easyscale).
  */
 export interface ElasticSpec {
   readonly maxP: number;

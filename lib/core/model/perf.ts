@@ -49,7 +49,7 @@ export interface PerfModel {
   /**
    * Optional: throughput when the job runs the given Crius Cell (fixed pipeline stages, tuned data × tensor
    * split) rather than a plan of the model's own choosing. Executors that model adaptive parallelism implement
-   * it (lib/core/cells/adaptive-perf.ts); the simulator asks it for jobs whose allocation carries a Cell.
+   * it (lib/core/plugins/crius/adaptive-perf.ts); the simulator asks it for jobs whose allocation carries a Cell.
    */
   cellThroughput?(query: ThroughputQuery, cell: Cell): ThroughputEstimate;
 }

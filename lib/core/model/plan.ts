@@ -28,7 +28,7 @@ export type EstMapping = readonly (readonly number[])[];
 /**
  * Where and how a job runs. GPUs of one allocation may span hosts; all on one GPU type unless the job is elastic and
  * heterogeneous. Each slice's GPUs are of its host's type (hosts hold one type); for a mixed elastic allocation
- * `gpuType` is the type holding most of its GPUs, and `allocationCounts` (lib/core/elastic/counts.ts) gives the
+ * `gpuType` is the type holding most of its GPUs, and `allocationCounts` (lib/core/plugins/easyscale/counts.ts) gives the
  * count per type.
  */
 export interface Allocation {

@@ -100,7 +100,7 @@ export const DEFAULT_PERF_PARAMETERS: PerfParameters = {
 /**
  * Dally Table I calibration (docs/dally.md): per-model communication of the Dally evaluation network (NVSwitch
  * machines, Quantum racks, Spectrum spine as simulated by ASTRA-sim), fitted by `fitLevelScale`
- * (lib/core/dally/table-one.ts) so that 8 A100-40GB GPUs at the default per-GPU batch spend Table I's share of compute
+ * (lib/core/plugins/dally/table-one.ts) so that 8 A100-40GB GPUs at the default per-GPU batch spend Table I's share of compute
  * communicating at each level; `overlap: 0` because Dally's iteration is compute + communication. An overlay for the
  * Dally clusters (`dallyPerfParameters()`), not the default: Table I is far from EC2's measured and modelled networks
  * (VGG-11 pays 7 % across racks, ResNet-18 2,749 %). Refit when the compute model or the catalog changes.

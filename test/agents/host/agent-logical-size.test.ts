@@ -10,8 +10,8 @@ import type { JobItem } from '../../../lib/aws/items/job-item.ts';
 import { checkpointUriOf, jobsByHost } from '../../../lib/aws/round/desired-states.ts';
 import { jobChangesFromActions } from '../../../lib/aws/round/job-transitions.ts';
 import { logicalSizeFor } from '../../../lib/aws/round/logical-size.ts';
-import { evenEsts } from '../../../lib/core/elastic/even-ests.ts';
 import type { Action } from '../../../lib/core/model/action.ts';
+import { evenEsts } from '../../../lib/core/plugins/easyscale/even-ests.ts';
 import { tessera } from '../../../lib/core/plugins/tessera/policy.ts';
 import { allocation, jobItem } from '../../lib/aws/support/items.ts';
 import {

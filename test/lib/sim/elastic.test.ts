@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { gangAllocate } from '../../../lib/core/allocate/gang.ts';
-import { allocationCounts, countsTotal } from '../../../lib/core/elastic/counts.ts';
-import { elasticAllocate, elasticPlace } from '../../../lib/core/elastic/tier.ts';
+import type { Policy } from '../../../lib/core/framework/stages.ts';
 import type { Cluster } from '../../../lib/core/model/cluster.ts';
 import type { JobSpec, JobState } from '../../../lib/core/model/job.ts';
 import { allocationGpuKeys } from '../../../lib/core/model/plan.ts';
-import { fifoOrder } from '../../../lib/core/order/fifo.ts';
-import { keepThenFit } from '../../../lib/core/place/keep-then-fit.ts';
-import { getPolicy } from '../../../lib/core/policies/index.ts';
-import type { Policy } from '../../../lib/core/stages.ts';
+import { fifoOrder } from '../../../lib/core/plugins/baselines/fifo.ts';
+import { gangAllocate } from '../../../lib/core/plugins/baselines/gang.ts';
+import { keepThenFit } from '../../../lib/core/plugins/baselines/keep-then-fit.ts';
+import { allocationCounts, countsTotal } from '../../../lib/core/plugins/easyscale/counts.ts';
+import { elasticAllocate, elasticPlace } from '../../../lib/core/plugins/easyscale/tier.ts';
+import { getPolicy } from '../../../lib/core/policies.ts';
 import { simulate } from '../../../lib/sim/simulator.ts';
 import { cluster, linearPerf, spec } from '../../support/fixtures.ts';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { dallyPerfParameters } from '../../../lib/core/dally/perf.ts';
 import type { Level } from '../../../lib/core/model/topology.ts';
 import { AnalyticPerfModel } from '../../../lib/core/perf/analytic.ts';
-import { getPolicy } from '../../../lib/core/policies/index.ts';
+import { dallyPerfParameters } from '../../../lib/core/plugins/dally/perf.ts';
+import { getPolicy } from '../../../lib/core/policies.ts';
 import { simulate } from '../../../lib/sim/simulator.ts';
 import { cluster, spec } from '../../support/fixtures.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { Policy } from '../../../lib/core/framework/stages.ts';
 import type { JobSpec } from '../../../lib/core/model/job.ts';
-import { getPolicy } from '../../../lib/core/policies/index.ts';
-import type { Policy } from '../../../lib/core/stages.ts';
+import { getPolicy } from '../../../lib/core/policies.ts';
 import { lengthMultiplier } from '../../../lib/sim/length-noise.ts';
 import { simulate } from '../../../lib/sim/simulator.ts';
 import { cluster, linearPerf, spec } from '../../support/fixtures.ts';

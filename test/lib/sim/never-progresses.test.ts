@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { JobSpec } from '../../../lib/core/model/job.ts';
-import { getPolicy, policyNames } from '../../../lib/core/policies/index.ts';
+import { getPolicy, policyNames } from '../../../lib/core/policies.ts';
 import { loadDefaultPerfModel } from '../../../lib/data/perf.ts';
 import { simulate } from '../../../lib/sim/simulator.ts';
 import { cluster, spec } from '../../support/fixtures.ts';

@@ -5,7 +5,7 @@ import { expandCluster } from '../../../lib/clusters/spec.ts';
 import { getInstanceOffering } from '../../../lib/core/catalog/instances.ts';
 import type { JobSpec } from '../../../lib/core/model/job.ts';
 import { allocationGpuKeys } from '../../../lib/core/model/plan.ts';
-import { getPolicy, policyNames } from '../../../lib/core/policies/index.ts';
+import { getPolicy, policyNames } from '../../../lib/core/policies.ts';
 import { simulate } from '../../../lib/sim/simulator.ts';
 import { cluster, linearPerf, spec } from '../../support/fixtures.ts';
 

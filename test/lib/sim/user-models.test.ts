@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { allocationGpuCount } from '../../../lib/core/model/plan.ts';
 import { AnalyticPerfModel } from '../../../lib/core/perf/analytic.ts';
 import { UserModelPerfModel } from '../../../lib/core/perf/user-models.ts';
-import { getPolicy } from '../../../lib/core/policies/index.ts';
+import { getPolicy } from '../../../lib/core/policies.ts';
 import { loadWorkload, runPolicies } from '../../../lib/sim/run.ts';
 import { simulate } from '../../../lib/sim/simulator.ts';
 import { SimulatedProfiles, traceModels } from '../../../lib/sim/user-models.ts';

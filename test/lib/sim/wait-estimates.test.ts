@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { RoundOutput } from '../../../lib/core/framework/round.ts';
 import type { WaitInfo } from '../../../lib/core/framework/wait-info.ts';
 import type { Allocation } from '../../../lib/core/model/plan.ts';
-import { getPolicy } from '../../../lib/core/policies/index.ts';
-import type { RoundOutput } from '../../../lib/core/round.ts';
+import { getPolicy } from '../../../lib/core/policies.ts';
 import { simulate } from '../../../lib/sim/simulator.ts';
 import { WaitEstimateRecorder, waitEstimateQuality } from '../../../lib/sim/wait-estimates.ts';
 import { cluster, linearPerf, spec } from '../../support/fixtures.ts';

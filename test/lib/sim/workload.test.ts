@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { getModelProfile } from '../../../lib/core/catalog/models.ts';
 import type { JobSpec } from '../../../lib/core/model/job.ts';
-import { getPolicy } from '../../../lib/core/policies/index.ts';
+import { getPolicy } from '../../../lib/core/policies.ts';
 import { resolveDataDir } from '../../../lib/data/data-dir.ts';
 import { GroundTruthPerfModel, groundTruthModel } from '../../../lib/sim/ground-truth.ts';
 import { DEFAULT_MODEL_MIX } from '../../../lib/sim/model-mix.ts';

@@ -1,7 +1,7 @@
-import { bestIsolatedThroughput } from '../../allocate/estimates.ts';
+import { sortByKey } from '../../framework/compare.ts';
+import { bestIsolatedThroughput } from '../../framework/estimates.ts';
+import type { OrderStage, RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
-import { sortByKey } from '../../order/compare.ts';
-import type { OrderStage, RoundContext } from '../../stages.ts';
 
 /**
  * Iterations a job still has to run, as the scheduler must guess it: users' `iterations` are estimates, and a job

@@ -1,14 +1,14 @@
-import { criusAllocate } from '../../cells/allocate.ts';
-import { costAwareDelay } from '../../dally/cost-aware-delay.ts';
-import { reconsolidate } from '../../dally/reconsolidate.ts';
-import { withElasticTier } from '../../elastic/tier.ts';
-import { relabelUnlessInPlace } from '../../migrate/relabel-unless-in-place.ts';
-import { keepingPairs } from '../../pack/keep-pairs.ts';
-import { maxWeightPacking } from '../../pack/max-weight-packing.ts';
-import { placeThenPackAndMigrate } from '../../place/compose.ts';
-import { keepThenFit } from '../../place/keep-then-fit.ts';
-import { DEFAULT_CRIUS_OPTIONS } from '../../policies/crius.ts';
-import type { Policy } from '../../stages.ts';
+import { placeThenPackAndMigrate } from '../../framework/compose.ts';
+import type { Policy } from '../../framework/stages.ts';
+import { keepThenFit } from '../baselines/keep-then-fit.ts';
+import { criusAllocate } from '../crius/allocate.ts';
+import { DEFAULT_CRIUS_OPTIONS } from '../crius/policies.ts';
+import { costAwareDelay } from '../dally/cost-aware-delay.ts';
+import { reconsolidate } from '../dally/reconsolidate.ts';
+import { withElasticTier } from '../easyscale/tier.ts';
+import { maxWeightPacking } from '../tesserae/max-weight-packing.ts';
+import { relabelUnlessInPlace } from '../tesserae/relabel-unless-in-place.ts';
+import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
 
 /**

@@ -3,9 +3,9 @@ import { describe, test } from 'node:test';
 import { jobsByHost, oversizedJobs } from '../../../../lib/aws/round/desired-states.ts';
 import { jobChangesFromActions } from '../../../../lib/aws/round/job-transitions.ts';
 import { logicalSizeFor } from '../../../../lib/aws/round/logical-size.ts';
+import { criusPolicy } from '../../../../lib/core/plugins/crius/policies.ts';
+import { elasticFlowAllocate } from '../../../../lib/core/plugins/elasticflow/policies.ts';
 import { tessera } from '../../../../lib/core/plugins/tessera/policy.ts';
-import { criusPolicy } from '../../../../lib/core/policies/crius.ts';
-import { elasticFlowAllocate } from '../../../../lib/core/policies/elasticflow.ts';
 import { validateDesiredState } from '../../../../lib/protocol/desired-state.ts';
 import { allocation, jobItem, runningJob } from '../support/items.ts';
 

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { benchCluster, steadyState } from '../../../../bench/round.ts';
+import { type RoundOutput, scheduleRound } from '../../../../lib/core/framework/round.ts';
 import { memoKey, RoundMemo } from '../../../../lib/core/framework/round-memo.ts';
+import type { Policy } from '../../../../lib/core/framework/stages.ts';
 import type { Cluster } from '../../../../lib/core/model/cluster.ts';
 import { type JobState, newJobState } from '../../../../lib/core/model/job.ts';
 import type { PerfModel } from '../../../../lib/core/model/perf.ts';
 import { allocationGpuCount } from '../../../../lib/core/model/plan.ts';
 import type { SchedulerState } from '../../../../lib/core/model/state.ts';
-import { type RoundOutput, scheduleRound } from '../../../../lib/core/round.ts';
-import type { Policy } from '../../../../lib/core/stages.ts';
 import { loadDefaultPerfModel } from '../../../../lib/data/perf.ts';
 
 // The memo a shell carries between rounds holds derived data only: a round with a warm memo must decide exactly what

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fixedTimers } from '../../../../lib/core/dally/timers.ts';
+import { scheduleRound } from '../../../../lib/core/framework/round.ts';
+import type { Policy } from '../../../../lib/core/framework/stages.ts';
 import { describeSeconds } from '../../../../lib/core/framework/wait-info.ts';
 import type { Cluster } from '../../../../lib/core/model/cluster.ts';
 import type { JobState } from '../../../../lib/core/model/job.ts';
 import { initialSchedulerState } from '../../../../lib/core/model/state.ts';
-import { dallyPolicy } from '../../../../lib/core/policies/dally.ts';
-import { getPolicy } from '../../../../lib/core/policies/index.ts';
-import { scheduleRound } from '../../../../lib/core/round.ts';
-import type { Policy } from '../../../../lib/core/stages.ts';
+import { dallyPolicy } from '../../../../lib/core/plugins/dally/policies.ts';
+import { fixedTimers } from '../../../../lib/core/plugins/dally/timers.ts';
+import { getPolicy } from '../../../../lib/core/policies.ts';
 import { cluster, linearPerf, on, queued, running } from '../../../support/fixtures.ts';
 
 const A100 = 'A100-40GB';

@@ -5,6 +5,7 @@ import {
   type UserModelRef,
   userModelId,
 } from '../../../../lib/core/catalog/user-models.ts';
+import { scheduleRound } from '../../../../lib/core/framework/round.ts';
 import type { JobSpec } from '../../../../lib/core/model/job.ts';
 import { allocationGpuCount } from '../../../../lib/core/model/plan.ts';
 import { initialSchedulerState } from '../../../../lib/core/model/state.ts';
@@ -16,8 +17,7 @@ import {
   userModelEntries,
   withUserModels,
 } from '../../../../lib/core/perf/user-models.ts';
-import { getPolicy } from '../../../../lib/core/policies/index.ts';
-import { scheduleRound } from '../../../../lib/core/round.ts';
+import { getPolicy } from '../../../../lib/core/policies.ts';
 import { cluster, queued, spec } from '../../../support/fixtures.ts';
 import { query } from '../../../support/queries.ts';
 

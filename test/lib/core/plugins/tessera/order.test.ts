@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { roundContext } from '../../../../../lib/core/framework/round.ts';
 import type { JobState } from '../../../../../lib/core/model/job.ts';
 import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import {
   estimatedRemainingIterations,
   srtfWithMakespanGuard,
 } from '../../../../../lib/core/plugins/tessera/order.ts';
-import { getPolicy } from '../../../../../lib/core/policies/index.ts';
-import { roundContext } from '../../../../../lib/core/round.ts';
+import { getPolicy } from '../../../../../lib/core/policies.ts';
 import { cluster, linearPerf, queued } from '../../../../support/fixtures.ts';
 
 // 8 GPUs, 1 iteration/s per GPU: a 1-GPU job of N iterations takes N seconds.

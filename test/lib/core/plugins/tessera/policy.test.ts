@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { scheduleRound } from '../../../../../lib/core/framework/round.ts';
+import type { Policy } from '../../../../../lib/core/framework/stages.ts';
 import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
-import { arrivalOrder } from '../../../../../lib/core/order/fifo.ts';
+import { arrivalOrder } from '../../../../../lib/core/plugins/baselines/fifo.ts';
 import { tessera } from '../../../../../lib/core/plugins/tessera/policy.ts';
-import { scheduleRound } from '../../../../../lib/core/round.ts';
-import type { Policy } from '../../../../../lib/core/stages.ts';
 import { cluster, linearPerf, queued } from '../../../../support/fixtures.ts';
 
 // One 4-GPU machine and three 4-GPU jobs: Crius may halve a Cell, so at most two of them run.

@@ -1,0 +1,327 @@
+import { isHolding } from '../../framework/compare.ts';
+import { allowedTypes } from '../../framework/estimates.ts';
+import { scratchKey } from '../../framework/scratch.ts';
+import type { AllocateStage, Demand, Rejection, RoundContext } from '../../framework/stages.ts';
+import type { JobState } from '../../model/job.ts';
+import { allocationGpuCount } from '../../model/plan.ts';
+import type { SchedulerState } from '../../model/state.ts';
+import { type Observation, observe } from './calibration.ts';
+import { type CellEstimator, consolidatedLayout } from './estimator.ts';
+import {
+  type CellConfig,
+  type CellOptions,
+  cellKey,
+  countsFor,
+  heldEstimate,
+  type JobCells,
+  jobCells,
+  meetsDeadline,
+  rawCell,
+} from './job-cells.ts';
+import {
+  admissionConfigs,
+  applyChoice,
+  Budget,
+  type Choice,
+  directFit,
+  MoveCache,
+  type SearchContext,
+  scaleResource,
+  scaleUp,
+} from './search.ts';
+import type { CellCalibrationState } from './state.ts';
+import { swapTypesByRemainingWork, type TypeSwapOptions } from './swap-types.ts';
+import { VirtualAllocation } from './virtual.ts';
+
+/**
+ * Crius's allocation stage (§6, Algorithm 1) in Tessera's round. Every round:
+ * 1. jobs holding GPUs keep their Cells in the virtual allocation;
+ * 2. waiting jobs, oldest first, each get CellBasedSched(job): the best choice of ≤ depth scaling moves that
+ *    admits them; a job without one tries opportunistic execution's rule — jobs that arrived after it and now
+ *    hold GPUs it could use are suspended once that frees its smallest Cell — and otherwise pends;
+ * 3. when nobody pends, CellBasedSched() gives idle GPUs to running jobs (larger count, faster type);
+ * 4. the virtual allocation becomes the round's demands (FinalizeAlloc), each carrying its Cell.
+ * Estimates are memoised in the estimator and calibrated from observed throughput (`nextState`).
+ * The stage is reusable as Tessera's allocation stage: it only needs arrival order and a placement stage that
+ * honours `Demand.cell` (keep-then-fit, consolidated).
+ */
+export interface CriusAllocateOptions extends CellOptions {
+  readonly name: string;
+  /** Search depth: scaling moves per choice (Crius default 3). */
+  readonly depth: number;
+  /** Evaluated choices per round before the search stops looking for moves (the wall-time budget as a count). */
+  readonly choiceBudget: number;
+  /** Candidate moves per GPU type the depth-bounded search combines. */
+  readonly breadth: number;
+  /** Relative throughput gain a running job needs to be scaled up (a restart costs). */
+  readonly minScaleUpGain: number;
+  /** Opportunistic execution: a pending job suspends later arrivals once that frees its smallest Cell. */
+  readonly opportunistic: boolean;
+  readonly estimator: CellEstimator;
+  /** When nobody waits, exchange types between admitted jobs so the longest get the fastest (tessera; not Crius). */
+  readonly typeSwap?: Omit<TypeSwapOptions, 'restartSeconds'>;
+}
+
+// The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
+// the calibration too: `nextState` may see a context whose state differs from the one the round started with.
+// Per options object: the Cells without and with the deadline filter.
+type CellsByJob = Map<string, JobCells>;
+const JOB_CELLS =
+  scratchKey<Map<CellCalibrationState | undefined, Map<CriusAllocateOptions, [CellsByJob, CellsByJob]>>>(
+    'crius job cells',
+  );
+
+const cellsFor = (
+  job: JobState,
+  ctx: RoundContext,
+  o: CriusAllocateOptions,
+  deadlines = o.deadlines,
+): JobCells => {
+  const byCalibration = ctx.scratch.get(JOB_CELLS, () => new Map());
+  let byOptions = byCalibration.get(ctx.state.cellCalibration);
+  if (!byOptions) {
+    byOptions = new Map();
+    byCalibration.set(ctx.state.cellCalibration, byOptions);
+  }
+  let caches = byOptions.get(o);
+  if (!caches) {
+    caches = [new Map(), new Map()];
+    byOptions.set(o, caches);
+  }
+  const cache = caches[deadlines ? 1 : 0];
+  let cells = cache.get(job.spec.id);
+  if (!cells) {
+    o.estimator.learn(job.spec);
+    cells = jobCells(job, ctx, o.estimator, deadlines === o.deadlines ? o : { ...o, deadlines });
+    cache.set(job.spec.id, cells);
+  }
+  return cells;
+};
+
+export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
+  name: o.name,
+
+  largestSize: (spec) => Math.max(...countsFor(spec.gpus, o.countScaling)),
+
+  reject(jobs, ctx): Rejection[] {
+    const out: Rejection[] = [];
+    for (const job of jobs) {
+      const any = cellsFor(job, ctx, o, false);
+      if (any.configs.length === 0 && !isHolding(job)) {
+        out.push({ jobId: job.spec.id, reason: noCellReason(job, ctx, o) });
+        continue;
+      }
+      if (!o.deadlines || job.spec.deadline === undefined) continue;
+      const stays = (c: CellConfig) => c === any.current;
+      if (!any.configs.some((c) => meetsDeadline(job, c.rate, ctx, stays(c)))) {
+        out.push({
+          jobId: job.spec.id,
+          reason: `cannot finish by its deadline ${job.spec.deadline} s on any Cell (dropped early)`,
+        });
+      }
+    }
+    return out;
+  },
+
+  allocate(ordered, ctx): Map<string, Demand> {
+    const capacity = new Map([...ctx.capacity].map(([type, c]) => [type, c.gpus]));
+    // The order stage alone decides who goes first: ranks are positions in `ordered`.
+    const rank = new Map(ordered.map((j, i) => [j.spec.id, i]));
+    const vc = new VirtualAllocation(capacity, (id) => rank.get(id) ?? 0);
+    const byId = new Map(ordered.map((j) => [j.spec.id, j]));
+    const cellsOf = (jobId: string): JobCells | undefined => {
+      const job = byId.get(jobId);
+      return job ? cellsFor(job, ctx, o) : undefined;
+    };
+    const s: SearchContext = {
+      vc,
+      budget: new Budget(o.choiceBudget),
+      depth: o.depth,
+      breadth: o.breadth,
+      cellsOf,
+    };
+    const cache = new MoveCache();
+
+    const queue: JobState[] = [];
+    for (const job of ordered) {
+      if (!isHolding(job) || sharesWithEarlier(job, rank)) {
+        queue.push(job);
+        continue;
+      }
+      const current = cellsFor(job, ctx, o).current ?? heldAsIs(job);
+      if (vc.fits(current)) vc.assign(job.spec.id, current);
+      else queue.push(job); // its type shrank (hosts lost): it competes again
+    }
+
+    const pending: JobState[] = [];
+    for (let i = 0; i < queue.length; i++) {
+      const job = queue[i]!;
+      const cells = cellsFor(job, ctx, o);
+      if (cells.configs.length === 0) {
+        pending.push(job);
+        continue;
+      }
+      const choice: Choice | undefined = s.budget.exhausted
+        ? directFit(cells, vc)
+        : scaleResource(cells, s, cache);
+      if (choice) {
+        applyChoice(choice, vc);
+        continue;
+      }
+      const suspended =
+        !o.opportunistic || s.budget.exhausted
+          ? undefined
+          : reclaim(job, cells, vc, byId, rank.get(job.spec.id)!, s.budget, o.deadlines);
+      if (suspended) {
+        // Suspended jobs come later in the order: they compete again after this one, in order.
+        for (const id of suspended) insertByRank(queue, i + 1, byId.get(id)!, rank);
+        continue;
+      }
+      pending.push(job);
+    }
+
+    if (pending.length === 0 && o.typeSwap) {
+      swapTypesByRemainingWork(vc, cellsOf, { ...o.typeSwap, restartSeconds: ctx.config.restartSeconds });
+    }
+    if (pending.length === 0) scaleUp(s, o.minScaleUpGain, () => true);
+
+    const demands = new Map<string, Demand>();
+    for (const [jobId, config] of vc.entries()) {
+      demands.set(jobId, { gpuType: config.gpuType, gpus: config.gpus, cell: config.cell });
+    }
+    return demands;
+  },
+
+  nextState(ordered, _plan, ctx): SchedulerState {
+    const observations: Observation[] = [];
+    for (const job of ordered) {
+      if (!isHolding(job) || !(job.measuredThroughput !== undefined && job.measuredThroughput > 0)) continue;
+      const current = cellsFor(job, ctx, o).current;
+      if (!current) continue;
+      // The raw estimate behind the calibrated rate: undo the calibration the config carries.
+      const raw = heldEstimate(job, ctx, o.estimator, () => rawEstimate(job, ctx, o.estimator));
+      if (!raw) continue;
+      observations.push({
+        jobId: job.spec.id,
+        model: job.spec.model,
+        gpuType: current.gpuType,
+        cell: current.key,
+        measured: job.measuredThroughput,
+        estimated: raw,
+      });
+    }
+    const active = new Set(ordered.map((j) => j.spec.id));
+    return { ...ctx.state, cellCalibration: observe(ctx.state.cellCalibration, observations, active) };
+  },
+});
+
+/**
+ * A packed job whose partner comes earlier in the order: the pair holds one set of GPUs, which the partner's Cell
+ * already counts. It competes for GPUs of its own like a waiting job (the packing stage may keep it packed when it
+ * is not admitted); counting it as a holder would reserve GPUs nobody uses and admit it ahead of the order.
+ */
+const sharesWithEarlier = (job: JobState, rank: ReadonlyMap<string, number>): boolean => {
+  const partner = job.allocation?.packedWith;
+  if (partner === undefined) return false;
+  const partnerRank = rank.get(partner);
+  return partnerRank !== undefined && partnerRank < rank.get(job.spec.id)!;
+};
+
+/** A running job whose Cell cannot be estimated (e.g. it was started by another policy) keeps what it holds. */
+const heldAsIs = (job: JobState): CellConfig => {
+  const a = job.allocation!;
+  const gpus = allocationGpuCount(a);
+  const cell = a.cell ?? { gpuType: a.gpuType, gpus, stageGpus: [gpus] };
+  return {
+    gpuType: a.gpuType,
+    gpus,
+    cell,
+    key: cellKey(a.gpuType, gpus, cell.stageGpus.length),
+    rate: 0,
+    value: 0,
+  };
+};
+
+/** The uncalibrated estimate of the Cell a running job holds. */
+const rawEstimate = (job: JobState, ctx: RoundContext, estimator: CellEstimator): number | undefined => {
+  estimator.learn(job.spec);
+  const a = job.allocation!;
+  const gpus = allocationGpuCount(a);
+  const capacity = ctx.capacity.get(a.gpuType);
+  if (!capacity) return undefined;
+  if (a.cell && estimator.layered(job.spec.model)) {
+    const e = estimator.estimate({
+      model: job.spec.model,
+      batchSize: job.spec.batchSize,
+      gpuType: a.gpuType,
+      gpus,
+      stages: a.cell.stageGpus.length,
+      layout: consolidatedLayout(gpus, capacity.largestHost),
+    });
+    return e.feasible ? e.iterationsPerSecond : undefined;
+  }
+  return rawCell(job, a.gpuType, gpus, ctx, estimator)?.rate;
+};
+
+/**
+ * Opportunistic execution: jobs that arrived after `job` and hold GPUs of a type it could use ran there
+ * opportunistically; once suspending them (latest first) frees one of its admission Cells, they are suspended
+ * and `job` starts. Picks the Cell that suspends the fewest GPUs (then the best). Admitted deadline jobs are
+ * never suspended in deadline mode. Returns the suspended job ids, or undefined.
+ */
+const reclaim = (
+  job: JobState,
+  cells: JobCells,
+  vc: VirtualAllocation,
+  byId: ReadonlyMap<string, JobState>,
+  rank: number,
+  budget: Budget,
+  deadlines: boolean,
+): string[] | undefined => {
+  let best: { admit: CellConfig; victims: string[]; gpus: number } | undefined;
+  for (const admit of admissionConfigs(cells)) {
+    let free = vc.free(admit.gpuType);
+    const chosen: string[] = [];
+    let gpus = 0;
+    for (const id of vc.holdersAfter(admit.gpuType, rank)) {
+      if (free >= admit.gpus || !budget.spend()) break;
+      const victim = byId.get(id);
+      if (
+        !victim ||
+        (deadlines && victim.spec.deadline !== undefined) ||
+        victim.spec.priority > job.spec.priority
+      )
+        continue;
+      const held = vc.get(id)!.gpus;
+      free += held;
+      gpus += held;
+      chosen.push(id);
+    }
+    if (free < admit.gpus) continue;
+    if (!best || gpus < best.gpus || (gpus === best.gpus && admit.value > best.admit.value)) {
+      best = { admit, victims: chosen, gpus };
+    }
+  }
+  if (!best) return undefined;
+  for (const id of best.victims) vc.release(id);
+  vc.assign(job.spec.id, best.admit);
+  return best.victims;
+};
+
+const insertByRank = (
+  queue: JobState[],
+  from: number,
+  job: JobState,
+  rank: ReadonlyMap<string, number>,
+): void => {
+  const r = rank.get(job.spec.id)!;
+  let i = from;
+  while (i < queue.length && rank.get(queue[i]!.spec.id)! <= r) i++;
+  queue.splice(i, 0, job);
+};
+
+const noCellReason = (job: JobState, ctx: RoundContext, o: CriusAllocateOptions): string => {
+  const counts = countsFor(job.spec.gpus, o.countScaling).join('/');
+  const types = allowedTypes(job.spec, ctx).join(', ');
+  return `no Cell of ${job.spec.model} (batch ${job.spec.batchSize}) fits on ${counts} GPUs of ${types || 'any type'}`;
+};

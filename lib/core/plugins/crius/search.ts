@@ -1,0 +1,262 @@
+import type { GpuTypeId } from '../../model/gpu.ts';
+import type { CellConfig, JobCells } from './job-cells.ts';
+import type { VirtualAllocation } from './virtual.ts';
+
+/**
+ * Cell-based scheduling choices (Crius Algorithm 1: ScaleResource + BestPerf). A choice admits the target job
+ * with one of its Cells, after at most `depth` scaling moves of other jobs (a smaller count on the same type, or
+ * any Cell on another type with room), such that every type stays within its capacity; the best choice has the
+ * largest Σ normalised throughput. The search is bounded by the depth and by a budget of evaluated choices
+ * (the core's stand-in for a wall-time budget: it has no clock).
+ */
+
+export class Budget {
+  private spent = 0;
+  constructor(readonly limit: number) {}
+
+  /** Counts `n` evaluations; false once the budget is used up. */
+  spend(n = 1): boolean {
+    this.spent += n;
+    return this.spent <= this.limit;
+  }
+
+  get exhausted(): boolean {
+    return this.spent >= this.limit;
+  }
+
+  get used(): number {
+    return this.spent;
+  }
+}
+
+/** One scaling move: `jobId` leaves `from` for `to`. */
+export interface Move {
+  readonly jobId: string;
+  readonly from: CellConfig;
+  readonly to: CellConfig;
+  /** GPUs of `from.gpuType` the move frees. */
+  readonly freed: number;
+  /** Objective lost (never negative here: moves that help the moved job are the scale-up pass's business). */
+  readonly loss: number;
+}
+
+export interface Choice {
+  readonly jobId: string;
+  readonly admit: CellConfig;
+  readonly moves: readonly Move[];
+  /** Change of the objective: the admitted Cell's value minus the moves' losses. */
+  readonly gain: number;
+}
+
+export interface SearchContext {
+  readonly vc: VirtualAllocation;
+  readonly budget: Budget;
+  readonly depth: number;
+  /** Candidate moves per GPU type kept for the combination search. */
+  readonly breadth: number;
+  /** The Cells of a job holding GPUs (lazily computed by the caller). */
+  readonly cellsOf: (jobId: string) => JobCells | undefined;
+}
+
+interface Candidates {
+  /** Cheapest loss per freed GPU first. */
+  readonly byEfficiency: readonly Move[];
+  /** Most GPUs freed first. */
+  readonly byFreed: readonly Move[];
+  /** Upper bound on the GPUs `depth` moves can free. */
+  readonly bound: number;
+}
+
+/** Per-type cache of candidate moves, valid while the jobs on that type do not change. */
+export class MoveCache {
+  private readonly entries = new Map<GpuTypeId, Candidates & { version: number }>();
+
+  get(type: GpuTypeId, s: SearchContext): Candidates {
+    const version = s.vc.version(type);
+    const hit = this.entries.get(type);
+    if (hit && hit.version === version) return hit;
+    const entry = { version, ...candidateMoves(type, s) };
+    this.entries.set(type, entry);
+    return entry;
+  }
+}
+
+/** Every job on `type` with its cheapest way to free GPUs there (and its moves to other types). */
+const candidateMoves = (type: GpuTypeId, s: SearchContext): Candidates => {
+  const moves: Move[] = [];
+  const most: number[] = [];
+  let work = 0;
+  for (const jobId of s.vc.jobsOn(type)) {
+    const from = s.vc.get(jobId);
+    const cells = s.cellsOf(jobId);
+    if (!from || !cells) continue;
+    let maxFreed = 0;
+    let bestDown: Move | undefined;
+    for (const to of cells.configs) {
+      work++;
+      const freed = to.gpuType === type ? from.gpus - to.gpus : from.gpus;
+      if (freed <= 0) continue;
+      maxFreed = Math.max(maxFreed, freed);
+      const move: Move = { jobId, from, to, freed, loss: Math.max(0, from.value - to.value) };
+      if (to.gpuType !== type) moves.push(move);
+      else if (!bestDown || move.loss / move.freed < bestDown.loss / bestDown.freed) bestDown = move;
+    }
+    if (bestDown) moves.push(bestDown);
+    if (maxFreed > 0) most.push(maxFreed);
+  }
+  s.budget.spend(work);
+  const byEfficiency = [...moves].sort(
+    (a, b) => a.loss / a.freed - b.loss / b.freed || b.freed - a.freed || (a.jobId < b.jobId ? -1 : 1),
+  );
+  const byFreed = [...moves].sort(
+    (a, b) => b.freed - a.freed || a.loss - b.loss || (a.jobId < b.jobId ? -1 : 1),
+  );
+  most.sort((a, b) => b - a);
+  return { byEfficiency, byFreed, bound: most.slice(0, s.depth).reduce((x, y) => x + y, 0) };
+};
+
+/**
+ * The cheapest set of at most `depth` moves (distinct jobs) freeing `need` GPUs of `type`, with moves to other
+ * types fitting their free GPUs; undefined when none exists or costs `maxLoss` or more.
+ */
+export const release = (
+  type: GpuTypeId,
+  need: number,
+  maxLoss: number,
+  s: SearchContext,
+  cache: MoveCache,
+): { moves: Move[]; loss: number } | undefined => {
+  const candidates = cache.get(type, s);
+  if (candidates.bound < need) return undefined;
+  // The `breadth` most efficient feasible moves, plus the `depth` that free the most (for large needs).
+  const feasible = (m: Move) => m.to.gpuType === type || s.vc.free(m.to.gpuType) >= m.to.gpus;
+  const pool: Move[] = [];
+  const inPool = new Set<Move>();
+  const take = (list: readonly Move[], count: number): void => {
+    let taken = 0;
+    for (const m of list) {
+      if (taken >= count || !s.budget.spend()) break;
+      if (inPool.has(m) || !feasible(m)) continue;
+      pool.push(m);
+      inPool.add(m);
+      taken++;
+    }
+  };
+  take(candidates.byEfficiency, s.breadth);
+  take(candidates.byFreed, s.depth);
+  let best: { moves: Move[]; loss: number } | undefined;
+  let bestLoss = maxLoss;
+  const chosen: Move[] = [];
+  const jobs = new Set<string>();
+  const consumed = new Map<GpuTypeId, number>();
+  const visit = (start: number, freed: number, loss: number): void => {
+    if (freed >= need) {
+      if (loss < bestLoss) {
+        bestLoss = loss;
+        best = { moves: [...chosen], loss };
+      }
+      return;
+    }
+    if (chosen.length >= s.depth) return;
+    for (let i = start; i < pool.length; i++) {
+      const m = pool[i]!;
+      if (jobs.has(m.jobId) || loss + m.loss >= bestLoss) continue;
+      const other = m.to.gpuType !== type ? m.to.gpuType : undefined;
+      if (other && (consumed.get(other) ?? 0) + m.to.gpus > s.vc.free(other)) continue;
+      if (!s.budget.spend()) return;
+      chosen.push(m);
+      jobs.add(m.jobId);
+      if (other) consumed.set(other, (consumed.get(other) ?? 0) + m.to.gpus);
+      visit(i + 1, freed + m.freed, loss + m.loss);
+      if (other) consumed.set(other, consumed.get(other)! - m.to.gpus);
+      jobs.delete(m.jobId);
+      chosen.pop();
+    }
+  };
+  visit(0, 0, 0);
+  return best;
+};
+
+/**
+ * Cells a waiting job may be admitted with: counts up to its request (N/2 or N); 2N only on a type where
+ * nothing smaller fits in memory. Larger Cells come from the scale-up pass once nobody waits.
+ */
+export const admissionConfigs = (cells: JobCells): CellConfig[] => {
+  const requested = cells.job.spec.gpus;
+  const smallFits = new Set(cells.configs.filter((c) => c.gpus <= requested).map((c) => c.gpuType));
+  return cells.configs.filter((c) => c.gpus <= requested || !smallFits.has(c.gpuType));
+};
+
+/** CellBasedSched(job): the best choice admitting `cells.job`, or undefined (the job pends). */
+export const scaleResource = (cells: JobCells, s: SearchContext, cache: MoveCache): Choice | undefined => {
+  const jobId = cells.job.spec.id;
+  let best: Choice | undefined;
+  for (const admit of admissionConfigs(cells)) {
+    if (best && admit.value <= best.gain) break;
+    if (!s.budget.spend()) break;
+    const need = admit.gpus - s.vc.free(admit.gpuType);
+    if (need <= 0) {
+      if (!best || admit.value > best.gain) best = { jobId, admit, moves: [], gain: admit.value };
+      continue;
+    }
+    if (s.depth < 1) continue;
+    const freed = release(
+      admit.gpuType,
+      need,
+      best ? admit.value - best.gain : Number.POSITIVE_INFINITY,
+      s,
+      cache,
+    );
+    if (freed) {
+      const gain = admit.value - freed.loss;
+      if (!best || gain > best.gain) best = { jobId, admit, moves: freed.moves, gain };
+    }
+  }
+  return best;
+};
+
+/** Only direct fits, no moves: what a job gets once the round's budget is spent. */
+export const directFit = (cells: JobCells, vc: VirtualAllocation): Choice | undefined => {
+  for (const admit of admissionConfigs(cells)) {
+    if (vc.fits(admit)) return { jobId: cells.job.spec.id, admit, moves: [], gain: admit.value };
+  }
+  return undefined;
+};
+
+/** VirtualAlloc: applies a choice's moves, then the admission. */
+export const applyChoice = (choice: Choice, vc: VirtualAllocation): void => {
+  // Moves within a type first free GPUs; moves to other types take free GPUs there.
+  for (const m of choice.moves) vc.release(m.jobId);
+  for (const m of choice.moves) vc.assign(m.jobId, m.to);
+  vc.assign(choice.jobId, choice.admit);
+};
+
+/**
+ * CellBasedSched() without a target: give idle GPUs to running jobs, at most `depth` moves, each a larger count
+ * or a faster type with room that raises the job's throughput by at least `minGain` (a restart has a price).
+ */
+export const scaleUp = (s: SearchContext, minGain: number, eligible: (jobId: string) => boolean): Move[] => {
+  const done: Move[] = [];
+  while (done.length < s.depth && !s.budget.exhausted) {
+    let best: Move | undefined;
+    let bestGain = 0;
+    for (const [jobId, from] of s.vc.entries()) {
+      if (!eligible(jobId) || done.some((m) => m.jobId === jobId)) continue;
+      const cells = s.cellsOf(jobId);
+      if (!cells) continue;
+      s.budget.spend(cells.configs.length);
+      for (const to of cells.configs) {
+        const gain = to.value - from.value;
+        if (gain <= minGain * from.value || gain <= bestGain) continue;
+        const extra = to.gpuType === from.gpuType ? to.gpus - from.gpus : to.gpus;
+        if (extra > s.vc.free(to.gpuType)) continue;
+        best = { jobId, from, to, freed: 0, loss: -gain };
+        bestGain = gain;
+      }
+    }
+    if (!best) break;
+    s.vc.assign(best.jobId, best.to);
+    done.push(best);
+  }
+  return done;
+};

@@ -1,0 +1,66 @@
+import { isHolding } from '../../framework/compare.ts';
+import type { PackStage } from '../../framework/stages.ts';
+import type { JobState } from '../../model/job.ts';
+import { type Allocation, sameGpus } from '../../model/plan.ts';
+import { mayShareGpus } from '../tesserae/eligibility.ts';
+import { DEFAULT_PACKING, type PackingOptions } from '../tesserae/max-weight-packing.ts';
+
+/**
+ * Packing that keeps the pairs already sharing GPUs before it matches the rest.
+ *
+ * A packing stage re-solves its matching every round; jobs of equal weight are interchangeable to it, so as
+ * arrivals and completions change the classes it moves a guest from partner to partner — and every move restarts
+ * the guest (a checkpoint and a restore) for no gain. A pair is kept when its host still runs on exactly the GPUs
+ * the pair shares, the guest is still not placed on GPUs of its own, both may still share, and the pair still
+ * gains (Σ normalised throughputs > 1 + minGain). Partners that no longer share GPUs are dropped first (a job whose
+ * guest now waits runs alone, and may take a new guest). The wrapped stage then packs the remaining jobs as usual.
+ */
+export const keepingPairs = (
+  inner: PackStage,
+  options: Pick<PackingOptions, 'minGain' | 'maxSharedPriority'> = DEFAULT_PACKING,
+): PackStage => ({
+  name: `${inner.name}+keep-pairs`,
+  pack: (ordered, plan, free, ctx) => {
+    const byId = new Map<string, JobState>(ordered.map((job) => [job.spec.id, job]));
+    const next = withoutStalePartners(plan);
+    for (const guest of ordered) {
+      const hostId = isHolding(guest) ? guest.allocation!.packedWith : undefined;
+      if (hostId === undefined || next.has(guest.spec.id)) continue;
+      const host = byId.get(hostId);
+      const hosted = next.get(hostId);
+      if (!host || !hosted || hosted.packedWith || !sameGpus(hosted, guest.allocation)) continue;
+      if (!mayShareGpus(host.spec, options) || !mayShareGpus(guest.spec, options)) continue;
+      const ref = (j: JobState) => ({ model: j.spec.model, batchSize: j.spec.batchSize });
+      const gpus = hosted.slices.reduce((n, s) => n + s.gpus.length, 0);
+      const co = ctx.perf.colocation(hosted.gpuType, gpus, ref(host), ref(guest));
+      const [a, b] = co.normalized;
+      if (!(a > 0 && b > 0 && a + b > 1 + options.minGain)) continue;
+      const strategy = co.strategy ? { packingStrategy: co.strategy } : {};
+      next.set(hostId, { ...hosted, packedWith: guest.spec.id, ...strategy });
+      next.set(guest.spec.id, {
+        gpuType: hosted.gpuType,
+        slices: hosted.slices.map((s) => ({ hostId: s.hostId, gpus: [...s.gpus] })),
+        packedWith: hostId,
+        ...strategy,
+      });
+    }
+    return inner.pack(ordered, next, free, ctx);
+  },
+});
+
+/**
+ * The plan without partners that no longer share GPUs: a placement stage keeps a running job's allocation as it
+ * was, `packedWith` included, although its partner may now be waiting or elsewhere. Such a job runs alone (and may
+ * take a new partner); only mutual pairs on the same GPUs stay.
+ */
+const withoutStalePartners = (plan: ReadonlyMap<string, Allocation>): Map<string, Allocation> => {
+  const next = new Map(plan);
+  for (const [jobId, allocation] of plan) {
+    if (allocation.packedWith === undefined) continue;
+    const partner = plan.get(allocation.packedWith);
+    if (partner?.packedWith === jobId && sameGpus(partner, allocation)) continue;
+    const { packedWith: _gone, packingStrategy: _none, ...alone } = allocation;
+    next.set(jobId, alone);
+  }
+  return next;
+};

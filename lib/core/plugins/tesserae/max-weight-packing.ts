@@ -1,0 +1,225 @@
+import { isHolding } from '../../framework/compare.ts';
+import { allowedTypes } from '../../framework/estimates.ts';
+import type { PackStage } from '../../framework/stages.ts';
+import type { GpuTypeId } from '../../model/gpu.ts';
+import type { JobState } from '../../model/job.ts';
+import type { ColocationEstimate, ModelRef } from '../../model/perf.ts';
+import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
+import { type ClassEdge, maxWeightClassMatching } from '../../solvers/transportation.ts';
+import { DEFAULT_PACKING_ELIGIBILITY, mayShareGpus, type PackingEligibility } from './eligibility.ts';
+
+export interface PackingOptions extends PackingEligibility {
+  /** A pair must beat the placed job alone by this much: Σ normalised throughputs > 1 + minGain. */
+  readonly minGain: number;
+  /** Only jobs of at most this many GPUs are packed (Tiresias (Single): 1). */
+  readonly maxJobGpus: number;
+}
+
+export const DEFAULT_PACKING: PackingOptions = {
+  ...DEFAULT_PACKING_ELIGIBILITY,
+  minGain: 0.05,
+  maxJobGpus: Number.POSITIVE_INFINITY,
+};
+
+/**
+ * Tesserae's packing (Alg. 4): pending jobs (active, not placed this round) are matched onto placed jobs by a
+ * max-weight bipartite matching. An edge needs the same GPU count, a GPU type the pending job may use, both
+ * jobs allowed to share (`mayShareGpus`), and a pair that fits in memory and gains: the weight is the sum of
+ * the two normalised throughputs from `perf.colocation` (0 when they do not fit) and must exceed 1 + minGain.
+ * A matched pending job runs on its partner's exact GPUs; both allocations name each other (`packedWith`) and
+ * carry the pipeline strategy the co-location data chose (`packingStrategy`), so a GPU holds at most two jobs.
+ *
+ * Jobs with the same model, batch, GPU count and (placed) GPU type or (pending) allowed types have the same
+ * weight to everyone, so the matching is solved between such classes (`maxWeightClassMatching`) — the same
+ * optimum as the job-level Hungarian matching, at a size that does not grow with the number of jobs. Inside a
+ * class the most important pending jobs are packed first, onto the least important placed jobs first.
+ */
+export const maxWeightPacking = (overrides: Partial<PackingOptions> = {}): PackStage => {
+  const options: PackingOptions = { ...DEFAULT_PACKING, ...overrides };
+  if (!(options.minGain >= 0)) throw new RangeError(`packing: minGain must be ≥ 0, got ${options.minGain}`);
+  return {
+    name: Number.isFinite(options.maxJobGpus)
+      ? `max-weight-packing(≤${options.maxJobGpus} GPUs)`
+      : 'max-weight-packing',
+    pack: (ordered, plan, _free, ctx) => {
+      const rank = new Map<string, number>();
+      ordered.forEach((job, i) => {
+        rank.set(job.spec.id, i);
+      });
+      const byId = new Map<string, JobState>(ordered.map((job) => [job.spec.id, job]));
+
+      const placed = new ClassIndex<PlacedClass>();
+      for (const [jobId, allocation] of plan) {
+        const job = byId.get(jobId);
+        if (!job || allocation.packedWith || !mayShareGpus(job.spec, options)) continue;
+        const gpus = allocationGpuCount(allocation);
+        if (gpus > options.maxJobGpus) continue;
+        const ref = { model: job.spec.model, batchSize: job.spec.batchSize };
+        placed.add(
+          `${allocation.gpuType}\u0000${gpus}\u0000${ref.model}\u0000${ref.batchSize}`,
+          jobId,
+          () => ({
+            gpuType: allocation.gpuType,
+            gpus,
+            ref,
+          }),
+        );
+      }
+      const pending = new ClassIndex<PendingClass>();
+      for (const job of ordered) {
+        if (plan.has(job.spec.id) || !mayShareGpus(job.spec, options)) continue;
+        const gpus = isHolding(job) ? allocationGpuCount(job.allocation!) : job.spec.gpus;
+        if (gpus > options.maxJobGpus) continue;
+        const types = allowedTypes(job.spec, ctx);
+        const ref = { model: job.spec.model, batchSize: job.spec.batchSize };
+        pending.add(
+          `${gpus}\u0000${ref.model}\u0000${ref.batchSize}\u0000${types.join(',')}`,
+          job.spec.id,
+          () => ({
+            gpus,
+            types: new Set(types),
+            ref,
+          }),
+        );
+      }
+      if (placed.size === 0 || pending.size === 0) return plan;
+
+      const edges: (ClassEdge & { readonly co: ColocationEstimate })[] = [];
+      placed.classes.forEach((u, left) => {
+        pending.classes.forEach((v, right) => {
+          if (u.gpus !== v.gpus || !v.types.has(u.gpuType)) return;
+          const co = ctx.perf.colocation(u.gpuType, u.gpus, u.ref, v.ref);
+          const [a, b] = co.normalized;
+          const weight = a + b;
+          if (a > 0 && b > 0 && weight > 1 + options.minGain) edges.push({ left, right, weight, co });
+        });
+      });
+      if (edges.length === 0) return plan;
+      const flow = maxWeightClassMatching(placed.counts(), pending.counts(), edges);
+
+      const partnerNow = new Map<string, string>();
+      for (const job of ordered) {
+        const partner = isHolding(job) ? job.allocation!.packedWith : undefined;
+        if (partner) partnerNow.set(job.spec.id, partner);
+      }
+      const pairs = choosePairs(edges, flow, placed.members, pending.members, rank, partnerNow);
+      const next = new Map(plan);
+      for (const { host, guest, edge } of pairs) {
+        const allocation = plan.get(host)!;
+        const strategy = edge.co.strategy ? { packingStrategy: edge.co.strategy } : {};
+        next.set(host, { ...allocation, packedWith: guest, ...strategy });
+        next.set(guest, sharedAllocation(allocation, host, strategy));
+      }
+      return next;
+    },
+  };
+};
+
+interface PlacedClass {
+  readonly gpuType: GpuTypeId;
+  readonly gpus: number;
+  readonly ref: ModelRef;
+}
+
+interface PendingClass {
+  readonly gpus: number;
+  readonly types: ReadonlySet<GpuTypeId>;
+  readonly ref: ModelRef;
+}
+
+/**
+ * Concrete jobs for the class-level flow. Members of a class are interchangeable for the matching's weight, so
+ * the choice among them is free: pairs that already share GPUs are kept first (re-pairing equal jobs would
+ * migrate a job for nothing), then the most important pending jobs go onto the least important placed jobs.
+ */
+const choosePairs = <E>(
+  edges: readonly (ClassEdge & E)[],
+  flow: readonly number[],
+  placedMembers: readonly string[][],
+  pendingMembers: readonly string[][],
+  rank: ReadonlyMap<string, number>,
+  partnerNow: ReadonlyMap<string, string>,
+): { host: string; guest: string; edge: ClassEdge & E }[] => {
+  const remaining = [...flow];
+  const edgeOf = new Map<string, number>();
+  edges.forEach((e, k) => {
+    edgeOf.set(`${e.left}:${e.right}`, k);
+  });
+  const placedClassOf = new Map<string, number>();
+  placedMembers.forEach((ids, c) => {
+    for (const id of ids) placedClassOf.set(id, c);
+  });
+  const taken = new Set<string>();
+  const pairs: { host: string; guest: string; edge: ClassEdge & E }[] = [];
+  const take = (host: string, guest: string, k: number) => {
+    taken.add(host);
+    taken.add(guest);
+    remaining[k]!--;
+    pairs.push({ host, guest, edge: edges[k]! });
+  };
+  const byRank = (ids: readonly string[], direction: 1 | -1) =>
+    [...ids].sort((x, y) => direction * (rank.get(x)! - rank.get(y)!));
+  const pendingQueues = pendingMembers.map((ids) => byRank(ids, 1));
+  pendingQueues.forEach((guests, right) => {
+    for (const guest of guests) {
+      const host = partnerNow.get(guest);
+      const left = host === undefined ? undefined : placedClassOf.get(host);
+      if (host === undefined || left === undefined || taken.has(host)) continue;
+      const k = edgeOf.get(`${left}:${right}`);
+      if (k !== undefined && remaining[k]! > 0) take(host, guest, k);
+    }
+  });
+  const placedQueues = placedMembers.map((ids) => byRank(ids, -1));
+  const placedNext = new Array<number>(placedQueues.length).fill(0);
+  const pendingNext = new Array<number>(pendingQueues.length).fill(0);
+  const nextFree = (queue: readonly string[], cursor: number[], c: number): string => {
+    while (taken.has(queue[cursor[c]!]!)) cursor[c]!++;
+    return queue[cursor[c]!++]!;
+  };
+  edges.forEach((edge, k) => {
+    while (remaining[k]! > 0) {
+      const host = nextFree(placedQueues[edge.left]!, placedNext, edge.left);
+      const guest = nextFree(pendingQueues[edge.right]!, pendingNext, edge.right);
+      take(host, guest, k);
+    }
+  });
+  return pairs;
+};
+
+/** The guest's allocation: the host job's exact GPUs, nothing else of its allocation (no Cell, no ESTs). */
+const sharedAllocation = (
+  host: Allocation,
+  hostId: string,
+  strategy: { packingStrategy?: string },
+): Allocation => ({
+  gpuType: host.gpuType,
+  slices: host.slices.map((s) => ({ hostId: s.hostId, gpus: [...s.gpus] })),
+  packedWith: hostId,
+  ...strategy,
+});
+
+/** Jobs grouped into classes of equal weight, in first-seen order (deterministic). */
+class ClassIndex<C> {
+  readonly classes: C[] = [];
+  readonly members: string[][] = [];
+  private readonly index = new Map<string, number>();
+
+  get size(): number {
+    return this.classes.length;
+  }
+
+  add(key: string, jobId: string, make: () => C): void {
+    let i = this.index.get(key);
+    if (i === undefined) {
+      i = this.classes.length;
+      this.index.set(key, i);
+      this.classes.push(make());
+      this.members.push([]);
+    }
+    this.members[i]!.push(jobId);
+  }
+
+  counts(): number[] {
+    return this.members.map((m) => m.length);
+  }
+}

@@ -1,0 +1,152 @@
+import { maxWeightAssignment } from '../../solvers/lapjv.ts';
+
+/** The jobs on each GPU of one node (index = GPU), as job numbers. Only jobs present in both plans count. */
+export type NodeContent = readonly (readonly number[])[];
+
+export interface NodePairCost {
+  /** Tesserae's migration cost of giving the new node's work to the old node, with the best GPU mapping. */
+  readonly cost: number;
+  /** What the pair avoids compared with moving everything out and in: `out(old) + in(new) − cost`. */
+  readonly saving: number;
+  /** Best GPU mapping: old GPU a takes new GPU `oldToNew[a]` (−1 when the new node has fewer GPUs). */
+  readonly oldToNew: Int32Array;
+}
+
+/**
+ * Migration cost of an (old node, new node) pair (Tesserae Alg. 3): a job leaving a GPU costs 0.5 and a job
+ * arriving costs 0.5, each amortised over the job's GPUs (1/g per GPU), and GPUs are matched to minimise the
+ * sum. With `c[a][b] = out(a) + in(b) − shared(a, b)`, where `shared` is what jobs found on both GPUs save, the
+ * minimum is `out(node) + in(node) − max Σ shared`, so the GPU assignment is solved as a max-weight one.
+ * `oldGpus[j]` / `newGpus[j]` are job j's GPU counts in each plan.
+ */
+export const nodePairCost = (
+  oldNode: NodeContent,
+  newNode: NodeContent,
+  oldGpus: ArrayLike<number>,
+  newGpus: ArrayLike<number>,
+  memo?: GpuAssignmentMemo,
+): NodePairCost => {
+  const out = moveCost(oldNode, oldGpus);
+  const into = moveCost(newNode, newGpus);
+  const m = oldNode.length;
+  const n = newNode.length;
+  const shared =
+    m * n >= SPARSE_MIN_ENTRIES ? sharedBySparseScan(oldNode, newNode, oldGpus, newGpus) : undefined;
+  const matrix = shared ?? new Float64Array(m * n);
+  let any = shared?.some((s) => s > 0) ?? false;
+  if (!shared) {
+    for (let a = 0; a < m; a++) {
+      const here = oldNode[a]!;
+      if (here.length === 0) continue;
+      for (let b = 0; b < n; b++) {
+        const s = sharedSaving(here, newNode[b]!, oldGpus, newGpus);
+        if (s > 0) {
+          matrix[a * n + b] = s;
+          any = true;
+        }
+      }
+    }
+  }
+  if (!any) {
+    const identity = Int32Array.from({ length: m }, (_, a) => (a < n ? a : -1));
+    return { cost: out + into, saving: 0, oldToNew: identity };
+  }
+  const best = memo ? memo.solve(matrix, m, n) : maxWeightAssignment(matrix, m, n);
+  return { cost: out + into - best.total, saving: best.total, oldToNew: best.rowToCol };
+};
+
+// From this many GPU pairs on (4 × 4 GPUs), the savings matrix is filled from where each job sits, not pair by pair.
+const SPARSE_MIN_ENTRIES = 16;
+
+/**
+ * The savings matrix `sharedSaving(old[a], new[b])` for every GPU pair, by visiting only the pairs that share a job:
+ * each entry gets the same terms in the same order (the new GPU's jobs in order), so the same bits.
+ */
+const sharedBySparseScan = (
+  oldNode: NodeContent,
+  newNode: NodeContent,
+  oldGpus: ArrayLike<number>,
+  newGpus: ArrayLike<number>,
+): Float64Array => {
+  const m = oldNode.length;
+  const n = newNode.length;
+  const oldPositions = new Map<number, number[]>();
+  for (let a = 0; a < m; a++) {
+    for (const j of oldNode[a]!) {
+      const list = oldPositions.get(j);
+      // A job listed twice on one GPU counts once there, as `includes` counts it.
+      if (!list) oldPositions.set(j, [a]);
+      else if (list[list.length - 1] !== a) list.push(a);
+    }
+  }
+  const shared = new Float64Array(m * n);
+  for (let b = 0; b < n; b++) {
+    for (const j of newNode[b]!) {
+      const positions = oldPositions.get(j);
+      if (!positions) continue;
+      const term = 0.5 / oldGpus[j]! + 0.5 / newGpus[j]!;
+      for (const a of positions) shared[a * n + b]! += term;
+    }
+  }
+  return shared;
+};
+
+/**
+ * GPU-level assignments of one relabelling, by savings matrix: many node pairs of a round have the same matrix (a
+ * node kept with the same jobs on it), and the solver is deterministic, so equal matrices share one solution.
+ * Lookup is by a hash of the matrix's bits, confirmed entry by entry. Callers must not modify `rowToCol`.
+ */
+export class GpuAssignmentMemo {
+  private readonly solved = new Map<number, SolvedMatrix[]>();
+
+  solve(shared: Float64Array, rows: number, cols: number): { total: number; rowToCol: Int32Array } {
+    const bits = new Int32Array(shared.buffer, shared.byteOffset, shared.length * 2);
+    let hash = rows * 31 + cols;
+    for (let k = 0; k < bits.length; k++) hash = (Math.imul(hash, 0x01000193) ^ bits[k]!) | 0;
+    let bucket = this.solved.get(hash);
+    if (!bucket) {
+      bucket = [];
+      this.solved.set(hash, bucket);
+    }
+    for (const entry of bucket) if (entry.rows === rows && sameEntries(entry.matrix, shared)) return entry;
+    const best = maxWeightAssignment(shared, rows, cols);
+    const entry = { rows, matrix: Float64Array.from(shared), total: best.total, rowToCol: best.rowToCol };
+    bucket.push(entry);
+    return entry;
+  }
+}
+
+interface SolvedMatrix {
+  readonly rows: number;
+  readonly matrix: Float64Array;
+  readonly total: number;
+  readonly rowToCol: Int32Array;
+}
+
+const sameEntries = (a: Float64Array, b: Float64Array): boolean => {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+};
+
+/** 0.5 per job per GPU it occupies, amortised over the job's GPUs: the cost of emptying (or filling) a node. */
+export const moveCost = (node: NodeContent, gpusOf: ArrayLike<number>): number => {
+  let cost = 0;
+  for (const jobs of node) for (const j of jobs) cost += 0.5 / gpusOf[j]!;
+  return cost;
+};
+
+/**
+ * What putting new GPU content `next` on an old GPU holding `old` saves against moving both out and in: for
+ * each job on both, its 0.5/g of leaving plus its 0.5/g of arriving.
+ */
+export const sharedSaving = (
+  old: readonly number[],
+  next: readonly number[],
+  oldGpus: ArrayLike<number>,
+  newGpus: ArrayLike<number>,
+): number => {
+  let s = 0;
+  for (const j of next) if (old.includes(j)) s += 0.5 / oldGpus[j]! + 0.5 / newGpus[j]!;
+  return s;
+};

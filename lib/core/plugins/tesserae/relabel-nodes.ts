@@ -1,0 +1,127 @@
+import { sparseMinCostAssignment } from '../../solvers/sparse.ts';
+import { GpuAssignmentMemo, type NodeContent, nodePairCost } from './node-pair-cost.ts';
+import type { NodeClass } from './relabel-plan.ts';
+
+/**
+ * The node-then-GPU renaming of one host class (Tesserae Alg. 2 and 3). Returns, for every logical GPU
+ * `q·gpus + b` of the new plan, the physical GPU `p·gpus + a` it becomes.
+ *
+ * Tesserae builds the full node × node cost matrix C[p][q] (a GPU-level assignment per pair) and solves the
+ * node assignment on it. Here C[p][q] = out(p) + in(q) − saving(p, q), and saving(p, q) is 0 unless the two
+ * nodes share a job; Σ out + Σ in does not depend on the assignment, so minimising Σ C is maximising the
+ * savings over the sparse graph of node pairs that share a job. That is solved exactly by a sparse assignment
+ * in which each old node may also take a private "no partner" column at cost 0 — so empty nodes and pairs that
+ * share nothing are never built, and a 10,000-GPU cluster costs what its moving jobs cost. Nodes left without
+ * a partner are paired keeping logical = physical where both are free, then in order, GPUs in order.
+ */
+export const relabelNodes = (
+  cls: NodeClass,
+  contentOld: readonly NodeContent[],
+  contentNew: readonly NodeContent[],
+  oldGpus: ArrayLike<number>,
+  newGpus: ArrayLike<number>,
+): Int32Array => {
+  const n = cls.hosts.length;
+  const g = cls.gpus;
+  const oldNodesOf = nodesOfJobs(contentOld);
+  const newNodesOf = nodesOfJobs(contentNew);
+  const candidates = new Map<number, { q: number; saving: number; oldToNew: Int32Array }[]>();
+  const seen = new Set<number>();
+  const memo = new GpuAssignmentMemo();
+  for (const [j, olds] of oldNodesOf) {
+    for (const p of olds) {
+      for (const q of newNodesOf.get(j) ?? []) {
+        const key = p * n + q;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const pair = nodePairCost(contentOld[p]!, contentNew[q]!, oldGpus, newGpus, memo);
+        if (pair.saving <= 1e-12) continue;
+        const list = candidates.get(p) ?? [];
+        list.push({ q, saving: pair.saving, oldToNew: pair.oldToNew });
+        candidates.set(p, list);
+      }
+    }
+  }
+
+  const rows = [...candidates.keys()].sort((a, b) => a - b);
+  const rowStart = new Int32Array(rows.length + 1);
+  const colIndex: number[] = [];
+  const costs: number[] = [];
+  rows.forEach((p, r) => {
+    for (const e of candidates.get(p)!) {
+      colIndex.push(e.q);
+      costs.push(-e.saving);
+    }
+    colIndex.push(n + r);
+    costs.push(0);
+    rowStart[r + 1] = colIndex.length;
+  });
+  const matched = sparseMinCostAssignment({
+    rows: rows.length,
+    cols: n + rows.length,
+    rowStart,
+    colIndex: Int32Array.from(colIndex),
+    cost: Float64Array.from(costs),
+  });
+
+  const map = new Int32Array(n * g).fill(-1);
+  const nodeTaken = new Uint8Array(n);
+  const logicalDone = new Uint8Array(n);
+  rows.forEach((p, r) => {
+    const q = matched.rowToCol[r]!;
+    if (q >= n) return;
+    const e = candidates.get(p)!.find((x) => x.q === q)!;
+    const newToOld = invert(e.oldToNew, g);
+    for (let b = 0; b < g; b++) map[q * g + b] = p * g + newToOld[b]!;
+    nodeTaken[p] = 1;
+    logicalDone[q] = 1;
+  });
+  const identity = (q: number, p: number) => {
+    for (let b = 0; b < g; b++) map[q * g + b] = p * g + b;
+    nodeTaken[p] = 1;
+    logicalDone[q] = 1;
+  };
+  for (let q = 0; q < n; q++) if (!logicalDone[q] && !nodeTaken[q]) identity(q, q);
+  let spare = 0;
+  for (let q = 0; q < n; q++) {
+    if (logicalDone[q]) continue;
+    while (nodeTaken[spare]) spare++;
+    identity(q, spare);
+  }
+  return map;
+};
+
+/** For each job number, the nodes holding it, in node order. */
+const nodesOfJobs = (content: readonly NodeContent[]): Map<number, number[]> => {
+  const nodes = new Map<number, number[]>();
+  content.forEach((node, p) => {
+    for (const jobs of node) {
+      for (const j of jobs) {
+        const list = nodes.get(j);
+        if (!list) nodes.set(j, [p]);
+        else if (list[list.length - 1] !== p) list.push(p);
+      }
+    }
+  });
+  return nodes;
+};
+
+/** old GPU a → new GPU b, turned into new GPU b → old GPU a; GPUs the mapping leaves out pair up in order. */
+const invert = (oldToNew: Int32Array, gpus: number): Int32Array => {
+  const newToOld = new Int32Array(gpus).fill(-1);
+  const used = new Uint8Array(gpus);
+  oldToNew.forEach((b, a) => {
+    if (b >= 0 && b < gpus) {
+      newToOld[b] = a;
+      used[a] = 1;
+    }
+  });
+  let spare = 0;
+  for (let b = 0; b < gpus; b++) {
+    if (newToOld[b] !== -1) continue;
+    while (used[spare]) spare++;
+    newToOld[b] = spare;
+    used[spare] = 1;
+  }
+  return newToOld;
+};

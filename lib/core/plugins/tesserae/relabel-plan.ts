@@ -1,0 +1,264 @@
+import type { Host, HostSlice } from '../../model/cluster.ts';
+import type { Allocation } from '../../model/plan.ts';
+import { moveCost, sharedSaving } from './node-pair-cost.ts';
+import { refloatSingleGpuWork } from './refloat-single-gpu.ts';
+import { relabelNodes } from './relabel-nodes.ts';
+
+export interface RelabelInput {
+  /** Usable hosts: the physical nodes, and the labels a logical plan may use. */
+  readonly hosts: readonly Host[];
+  /** Where jobs run now, on physical GPUs. */
+  readonly current: ReadonlyMap<string, Allocation>;
+  /** The new plan on logical GPUs: host ids and GPU indices are names, not places. */
+  readonly plan: ReadonlyMap<string, Allocation>;
+  /**
+   * After the node-level renaming, let GPUs that hold only 1-GPU jobs move to any GPU of their class
+   * (default true): such a GPU's work has no consolidation to keep, so a flat GPU-level matching is safe there.
+   */
+  readonly floatSingleGpuWork?: boolean;
+}
+
+export interface RelabelResult {
+  /** The new plan on physical GPUs. */
+  readonly plan: Map<string, Allocation>;
+  /** Tesserae's amortised migration cost of the result (≈ the number of migrated jobs). */
+  readonly cost: number;
+}
+
+/** A set of interchangeable hosts: one GPU type, one GPU count per host. */
+export interface NodeClass {
+  readonly gpus: number;
+  readonly hosts: Host[];
+}
+
+/**
+ * Tesserae's migration minimisation (Alg. 2): rename the new plan's nodes and GPUs so that as few jobs as
+ * possible change GPUs. Only jobs in both plans (on the same GPU type) count. Hosts are interchangeable within
+ * a class (GPU type × GPUs per host), so each class is its own problem. Node-then-GPU (`relabelNodes`) keeps a
+ * job's GPUs of one node together, so consolidation is kept; then GPUs carrying only 1-GPU jobs may move on
+ * their own (`refloatSingleGpuWork`), which recovers the moves a node-level renaming cannot avoid when a new
+ * plan groups small jobs into nodes differently from the old one.
+ */
+export const relabelPlan = (input: RelabelInput): RelabelResult => {
+  const classes = new Map<string, NodeClass>();
+  const where = new Map<string, { cls: NodeClass; index: number }>();
+  for (const host of input.hosts) {
+    const key = `${host.gpuType}\u0000${host.gpuCount}`;
+    let cls = classes.get(key);
+    if (!cls) {
+      cls = { gpus: host.gpuCount, hosts: [] };
+      classes.set(key, cls);
+    }
+    where.set(host.id, { cls, index: cls.hosts.length });
+    cls.hosts.push(host);
+  }
+  for (const [jobId, allocation] of input.plan) {
+    for (const slice of allocation.slices) {
+      const at = where.get(slice.hostId);
+      if (!at) throw new Error(`relabel: job ${jobId} is planned on host ${slice.hostId}, not a usable host`);
+      const host = at.cls.hosts[at.index]!;
+      if (host.gpuType !== allocation.gpuType)
+        throw new Error(
+          `relabel: job ${jobId} is planned as ${allocation.gpuType} on ${host.id}, a ${host.gpuType} host`,
+        );
+      for (const g of slice.gpus) {
+        if (!(Number.isInteger(g) && g >= 0 && g < host.gpuCount))
+          throw new Error(
+            `relabel: job ${jobId} is planned on GPU ${g} of ${host.id}, which has ${host.gpuCount}`,
+          );
+      }
+    }
+  }
+
+  // Jobs in both rounds, on the same GPU type, whose current GPUs are all on usable hosts; numbered densely.
+  const jobNumber = new Map<string, number>();
+  const oldGpus: number[] = [];
+  const newGpus: number[] = [];
+  for (const [jobId, next] of input.plan) {
+    const now = input.current.get(jobId);
+    if (!now || now.gpuType !== next.gpuType) continue;
+    if (!now.slices.every((s) => where.has(s.hostId))) continue;
+    jobNumber.set(jobId, oldGpus.length);
+    oldGpus.push(gpuCount(now));
+    newGpus.push(gpuCount(next));
+  }
+
+  // Each class's contents, filled in one pass over both plans (jobs in plan order, as the per-class passes did).
+  const contents = new Map<NodeClass, ClassContent>();
+  for (const cls of classes.values()) contents.set(cls, emptyClassContent(cls));
+  for (const [jobId, allocation] of input.current) {
+    const j = jobNumber.get(jobId);
+    if (j === undefined) continue;
+    for (const slice of allocation.slices) {
+      const at = where.get(slice.hostId);
+      if (!at) continue;
+      const node = contents.get(at.cls)!.contentOld[at.index]!;
+      for (const g of slice.gpus) addJob(node, g, j);
+    }
+  }
+  for (const [jobId, allocation] of input.plan) {
+    const j = jobNumber.get(jobId);
+    const gpus = gpuCount(allocation);
+    for (const slice of allocation.slices) {
+      const at = where.get(slice.hostId)!;
+      const c = contents.get(at.cls)!;
+      const node = c.contentNew[at.index]!;
+      for (const g of slice.gpus) {
+        if (j !== undefined) addJob(node, g, j);
+        c.occupied[at.index * at.cls.gpus + g] = 1;
+        if (gpus > 1) c.pinned[at.index * at.cls.gpus + g] = 1;
+      }
+    }
+  }
+
+  const maps = new Map<NodeClass, Int32Array>();
+  let cost = 0;
+  for (const cls of classes.values()) {
+    const n = cls.hosts.length;
+    const { contentOld, contentNew, pinned, occupied } = contents.get(cls)!;
+
+    const map = relabelNodes(cls, contentOld, contentNew, oldGpus, newGpus);
+    if (input.floatSingleGpuWork ?? true) {
+      refloatSingleGpuWork({
+        gpus: cls.gpus,
+        contentOld,
+        contentNew,
+        oldGpus,
+        newGpus,
+        pinned,
+        occupied,
+        map,
+      });
+    }
+    maps.set(cls, map);
+
+    for (let p = 0; p < n; p++) cost += moveCost(contentOld[p]!, oldGpus) + moveCost(contentNew[p]!, newGpus);
+    for (let q = 0; q < n; q++) {
+      for (let b = 0; b < cls.gpus; b++) {
+        const physical = map[q * cls.gpus + b]!;
+        const old = contentOld[Math.floor(physical / cls.gpus)]![physical % cls.gpus]!;
+        cost -= sharedSaving(old, contentNew[q]![b]!, oldGpus, newGpus);
+      }
+    }
+  }
+
+  const plan = new Map<string, Allocation>();
+  for (const [jobId, allocation] of input.plan) {
+    // Renamed onto itself: the very allocation (what a fresh copy would equal), so consumers may compare by identity.
+    if (keptAsIs(allocation, where, maps)) {
+      plan.set(jobId, allocation);
+      continue;
+    }
+    const byHost = new Map<string, number[]>();
+    for (const slice of allocation.slices) {
+      const at = where.get(slice.hostId)!;
+      const map = maps.get(at.cls)!;
+      for (const g of slice.gpus) {
+        const physical = map[at.index * at.cls.gpus + g]!;
+        const hostId = at.cls.hosts[Math.floor(physical / at.cls.gpus)]!.id;
+        const list = byHost.get(hostId) ?? [];
+        list.push(physical % at.cls.gpus);
+        byHost.set(hostId, list);
+      }
+    }
+    const slices: HostSlice[] = [...byHost].map(([hostId, gpus]) => ({
+      hostId,
+      gpus: gpus.sort((a, b) => a - b),
+    }));
+    plan.set(jobId, { ...allocation, slices });
+  }
+  return { plan, cost };
+};
+
+/**
+ * Whether relabelling leaves an allocation exactly as it is: each slice's GPUs are renamed among themselves on the
+ * same host, and its slices are already in the renamed form (distinct hosts, each with GPUs, ascending).
+ */
+const keptAsIs = (
+  allocation: Allocation,
+  where: ReadonlyMap<string, { cls: NodeClass; index: number }>,
+  maps: ReadonlyMap<NodeClass, Int32Array>,
+): boolean => {
+  const { slices } = allocation;
+  for (let i = 0; i < slices.length; i++) {
+    const slice = slices[i]!;
+    if (slice.gpus.length === 0) return false;
+    for (let k = 0; k < i; k++) if (slices[k]!.hostId === slice.hostId) return false;
+    const at = where.get(slice.hostId)!;
+    const map = maps.get(at.cls)!;
+    const base = at.index * at.cls.gpus;
+    for (let k = 0; k < slice.gpus.length; k++) {
+      const g = slice.gpus[k]!;
+      if (k > 0 && !(slice.gpus[k - 1]! < g)) return false;
+      // The renaming is one-to-one, so GPUs that all land among the slice's own GPUs give back exactly those.
+      const physical = map[base + g]! - base;
+      if (physical < 0 || physical >= at.cls.gpus || !slice.gpus.includes(physical)) return false;
+    }
+  }
+  return true;
+};
+
+interface ClassContent {
+  readonly contentOld: number[][][];
+  readonly contentNew: number[][][];
+  /** A GPU carrying a multi-GPU job (in the new plan) must stay with that job's other GPUs on its node. */
+  readonly pinned: Uint8Array;
+  readonly occupied: Uint8Array;
+}
+
+// The content of every GPU without jobs: shared, never written (`addJob` replaces it on a GPU's first job).
+const NO_JOBS: number[] = [];
+
+const emptyClassContent = (cls: NodeClass): ClassContent => ({
+  contentOld: cls.hosts.map(() => new Array<number[]>(cls.gpus).fill(NO_JOBS)),
+  contentNew: cls.hosts.map(() => new Array<number[]>(cls.gpus).fill(NO_JOBS)),
+  pinned: new Uint8Array(cls.hosts.length * cls.gpus),
+  occupied: new Uint8Array(cls.hosts.length * cls.gpus),
+});
+
+const addJob = (node: number[][], gpu: number, j: number): void => {
+  const jobs = node[gpu]!;
+  if (jobs === NO_JOBS) node[gpu] = [j];
+  else jobs.push(j);
+};
+
+const gpuCount = (allocation: Allocation): number => allocation.slices.reduce((n, s) => n + s.gpus.length, 0);
+
+/**
+ * Tesserae's amortised cost of moving from `current` to `plan`, both on physical GPUs, without renaming: per
+ * GPU, 0.5/g for every job (in both plans, same GPU type) that leaves it and 0.5/g for every one that arrives.
+ */
+export const amortisedMigrationCost = (
+  current: ReadonlyMap<string, Allocation>,
+  plan: ReadonlyMap<string, Allocation>,
+): number => {
+  const onGpu = (allocations: ReadonlyMap<string, Allocation>, other: ReadonlyMap<string, Allocation>) => {
+    const byGpu = new Map<string, { job: string; share: number }[]>();
+    for (const [jobId, allocation] of allocations) {
+      const counterpart = other.get(jobId);
+      if (!counterpart || counterpart.gpuType !== allocation.gpuType) continue;
+      const g = gpuCount(allocation);
+      for (const slice of allocation.slices) {
+        for (const gpu of slice.gpus) {
+          const key = `${slice.hostId}#${gpu}`;
+          const list = byGpu.get(key) ?? [];
+          list.push({ job: jobId, share: 0.5 / g });
+          byGpu.set(key, list);
+        }
+      }
+    }
+    return byGpu;
+  };
+  const before = onGpu(current, plan);
+  const after = onGpu(plan, current);
+  let cost = 0;
+  const differ = (a: Map<string, { job: string; share: number }[]>, b: typeof a) => {
+    for (const [key, jobs] of a) {
+      const there = new Set((b.get(key) ?? []).map((e) => e.job));
+      for (const e of jobs) if (!there.has(e.job)) cost += e.share;
+    }
+  };
+  differ(before, after);
+  differ(after, before);
+  return cost;
+};

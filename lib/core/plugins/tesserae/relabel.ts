@@ -1,0 +1,63 @@
+import { isHolding } from '../../framework/compare.ts';
+import type { FreeGpus } from '../../framework/free-gpus.ts';
+import type { MigrateStage } from '../../framework/stages.ts';
+import type { Allocation, Plan } from '../../model/plan.ts';
+import { relabelPlan } from './relabel-plan.ts';
+
+/**
+ * Tesserae's migration-minimising relabelling as a stage: the plan's host and GPU ids are read as logical names
+ * and renamed onto physical GPUs so that as few running jobs as possible move (`relabelPlan`). Pair it with a
+ * placement that ignores current GPUs (`logicalPlacement`); after a keep-in-place placement there is little to
+ * gain. `free` is updated to the physical GPUs the plan now uses.
+ */
+export const relabelMigration: MigrateStage = {
+  name: 'relabel',
+  relabel: (ordered, plan, free, ctx) => {
+    const current = new Map<string, Allocation>();
+    for (const job of ordered) if (isHolding(job)) current.set(job.spec.id, job.allocation!);
+    const hosts = ctx.cluster.hosts.filter((h) => h.state !== 'lost' && h.state !== 'draining');
+    const { plan: physical } = relabelPlan({ hosts, current, plan });
+    moveReservations(free, plan, physical);
+    return physical;
+  },
+};
+
+/**
+ * Releases the GPUs `before` holds and reserves those `after` holds (packed GPUs once), for the jobs whose allocation
+ * was renamed: one renamed onto itself is the very same object, and its GPUs stay reserved. (A GPU that such a job
+ * shares with a renamed packed partner is renamed onto itself too, so it is released and reserved again.)
+ */
+const moveReservations = (free: FreeGpus, before: Plan, after: Plan): void => {
+  const renamed = (plan: Plan, other: Plan): Plan => {
+    const out = new Map<string, Allocation>();
+    for (const [jobId, allocation] of plan) if (other.get(jobId) !== allocation) out.set(jobId, allocation);
+    return out;
+  };
+  const from = renamed(before, after);
+  const to = renamed(after, before);
+  for (const [type, slices] of distinctGpus(from)) for (const s of slices) free.release(one(type, s));
+  for (const [type, slices] of distinctGpus(to)) for (const s of slices) free.reserve(one(type, s));
+};
+
+const one = (gpuType: string, slice: { hostId: string; gpus: number[] }): Allocation => ({
+  gpuType,
+  slices: [slice],
+});
+
+const distinctGpus = (plan: Plan): Map<string, { hostId: string; gpus: number[] }[]> => {
+  const byHost = new Map<string, { type: string; gpus: Set<number> }>();
+  for (const allocation of plan.values()) {
+    for (const slice of allocation.slices) {
+      const entry = byHost.get(slice.hostId) ?? { type: allocation.gpuType, gpus: new Set<number>() };
+      for (const g of slice.gpus) entry.gpus.add(g);
+      byHost.set(slice.hostId, entry);
+    }
+  }
+  const byType = new Map<string, { hostId: string; gpus: number[] }[]>();
+  for (const [hostId, { type, gpus }] of byHost) {
+    const list = byType.get(type) ?? [];
+    list.push({ hostId, gpus: [...gpus].sort((a, b) => a - b) });
+    byType.set(type, list);
+  }
+  return byType;
+};
