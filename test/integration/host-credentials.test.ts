@@ -18,6 +18,7 @@ import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
 import {
   admitHosts,
   callApi,
+  heartbeat,
   invokeRound,
   jobDocument,
   register,
@@ -199,5 +200,33 @@ describe('job-data credentials vended by the round', () => {
       assert.equal(emptied?.dataCredentials, undefined);
       assert.equal((await cp.hosts.get(hostId))?.dataAccess, undefined);
     }
+  });
+  test('a host still stopping a job that left it keeps that job’s credentials until it reports the job gone', async () => {
+    const jobC = (await submit(cp, jobDocument({ clientToken: 'creds-c', gpus: 4 }))).body.job.jobId;
+    await invokeRound(cp);
+    const placed = (await cp.jobs.get(jobC))!;
+    const hostId = placed.allocation!.slices[0]!.hostId;
+    const stopping = {
+      jobId: jobC,
+      jobGeneration: placed.jobGeneration,
+      phase: 'stopping',
+      step: 7,
+      checkpointStep: null,
+      crashes: 0,
+      workers: [],
+    };
+    await sendTelemetry(cp, heartbeat(hostId, Date.now() / 1000, [stopping]));
+    await cancel(jobC); // the job leaves the host's desired state while the agent still checkpoints it
+    const agent = await agentOf(hostId);
+    assert.deepEqual(agent.desired.jobs, []);
+    // Its final checkpoint still reaches the job's prefix.
+    const uri = `s3://${BUCKET}/jobs/${jobC}/checkpoints`;
+    await agent.s3.upload(uri, 3, stepDir('c'));
+    assert.equal(await agent.s3.newestComplete(uri), 3);
+    // The agent reports the job gone: the next round takes the credentials away.
+    await sendTelemetry(cp, heartbeat(hostId, Date.now() / 1000 + 1, []));
+    await invokeRound(cp);
+    assert.equal((await copyOf(hostId))?.dataCredentials, undefined);
+    assert.equal((await cp.hosts.get(hostId))?.dataAccess, undefined);
   });
 });

@@ -5,9 +5,9 @@ import { checkpointClaimStanding } from '../../../../lib/aws/telemetry/checkpoin
 const slice = (hostId: string) => ({ hostId, gpus: [0] });
 const moved = {
   jobGeneration: 5,
-  allocation: { slices: [slice('new-host')] },
+  allocation: { gpuType: 't4', slices: [slice('new-host')] },
   formerHolders: { jobGeneration: 4, hostIds: ['old-a', 'old-b'] },
-} as const;
+};
 
 test('the current holders and the hosts of the previous generation may report checkpoints', () => {
   assert.equal(checkpointClaimStanding(moved, 'new-host', 5), 'counts');
