@@ -188,12 +188,16 @@ describe('job-data credentials vended by the round', () => {
   test('when a host’s jobs change its credentials follow; a host left without jobs loses them', async () => {
     const hostOfB = (await cp.jobs.get(jobB))!.allocation!.slices[0]!.hostId;
     await cancel(jobB);
+    // The host keeps job B's credentials while it may still be stopping it (no heartbeat says otherwise here):
+    // the round after the one that took the job away removes them.
+    await invokeRound(cp);
     // The freed GPUs may go to job A (it grows): whatever the host now runs, its credentials list exactly that.
     const copy = await copyOf(hostOfB);
     const running = copy?.desired.jobs.map((j: { jobId: string }) => j.jobId) ?? [];
     assert.ok(!running.includes(jobB));
     assert.deepEqual(copy?.dataCredentials?.flatMap((c: { jobIds: string[] }) => c.jobIds) ?? [], running);
     await cancel(jobA);
+    await invokeRound(cp);
     for (const hostId of ['host-a', 'host-b']) {
       const emptied = await copyOf(hostId);
       assert.deepEqual(emptied?.desired.jobs, []);

@@ -9,13 +9,16 @@ import type { DesiredJob } from '../../protocol/desired-state.ts';
 import type { HostItem } from '../items/host-item.ts';
 
 export const leavingJobIds = (
-  host: Pick<HostItem, 'actual' | 'dataAccess'>,
+  host: Pick<HostItem, 'actual' | 'dataAccess' | 'desired'>,
   desired: readonly Pick<DesiredJob, 'jobId'>[],
 ): string[] => {
   const credentialed = new Set(host.dataAccess?.jobIds ?? []);
   const kept = new Set(desired.map((job) => job.jobId));
-  const leaving = (host.actual?.jobs ?? []).filter(
-    (job) => job.phase !== 'stopped' && credentialed.has(job.jobId) && !kept.has(job.jobId),
-  );
-  return [...new Set(leaving.map((job) => job.jobId))].sort();
+  // The host's previous desired state counts too: a job placed and moved again before the host's next heartbeat
+  // is being stopped there although no heartbeat has named it yet.
+  const stillThere = [
+    ...(host.actual?.jobs ?? []).filter((job) => job.phase !== 'stopped').map((job) => job.jobId),
+    ...(host.desired?.jobs ?? []).map((job) => job.jobId),
+  ];
+  return [...new Set(stillThere.filter((id) => credentialed.has(id) && !kept.has(id)))].sort();
 };

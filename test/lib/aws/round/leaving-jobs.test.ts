@@ -32,3 +32,12 @@ test('jobs a host still stops after they left its desired state, among those it 
   assert.deepEqual(leavingJobIds(host, []), ['kept', 'moved']);
   assert.deepEqual(leavingJobIds({ dataAccess: undefined, actual: host.actual }, []), []);
 });
+
+test('a job moved away before any heartbeat named it: the previous desired state keeps it', () => {
+  const placed = {
+    dataAccess: { scope: 'f', expiresAt: 1, jobIds: ['quick'] },
+    desired: { hostId: 'h', generation: 2, drain: false, jobs: [{ jobId: 'quick' }] },
+  } as unknown as Parameters<typeof leavingJobIds>[0];
+  assert.deepEqual(leavingJobIds(placed, []), ['quick']);
+  assert.deepEqual(leavingJobIds(placed, [{ jobId: 'quick' }]), []);
+});
