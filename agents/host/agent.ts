@@ -26,6 +26,7 @@ import type { TelemetrySink } from './ports/telemetry-sink.ts';
 import { ReportTail } from './process/report-tail.ts';
 import { processLauncher, type WorkerHandle, type WorkerLauncher } from './process/worker-launcher.ts';
 import { type Effect, Reconciler, type WorkerExit } from './reconciler.ts';
+import { withoutStaleEvacuation } from './restored-evacuation.ts';
 import { type PersistedProcess, readStateFile, writeStateFile } from './state-file.ts';
 import type { CheckpointStaging } from './storage/checkpoint-staging.ts';
 import type { HostDataCredentials } from './storage/data-credentials.ts';
@@ -700,7 +701,13 @@ export class HostAgent {
       for (const process of file.state.processes) this.launcher.adopt(process)?.signal('SIGKILL');
       return;
     }
-    this.reconciler = this.newReconciler(file.state.reconciler);
+    const restored = withoutStaleEvacuation(file.state.reconciler, this.clock.now());
+    if (restored.cleared)
+      this.logger.info('evacuation of the previous agent process is over; running work again', {
+        reason: restored.cleared.reason,
+        deadline: restored.cleared.deadline,
+      });
+    this.reconciler = this.newReconciler(restored.state);
     const expected = new Set(this.reconciler.runningRefs());
     const gone: { ref: string; worker: WatchedWorker }[] = [];
     for (const process of file.state.processes) {

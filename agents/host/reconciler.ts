@@ -31,7 +31,7 @@ import {
   reconcilerStateSchema,
   type WorkerSlot,
 } from './reconciler-state.ts';
-import { resolveResumeStep } from './resume-step.ts';
+import { resumeStepOfPart } from './resume-step.ts';
 
 export interface ReconcilerConfig {
   hostId: string;
@@ -407,8 +407,8 @@ export class Reconciler {
       job.failure = null;
     }
     if (job.checkpoint && job.checkpoint.uri !== want.checkpointUri) job.checkpoint = null;
-    const resumeStep = resolveResumeStep(
-      want.resumeStep,
+    const resumeStep = resumeStepOfPart(
+      want,
       job.checkpoint?.step ?? null,
       this.checkpoints.newestComplete(want.checkpointUri),
     );

@@ -25,3 +25,17 @@ export function resolveResumeStep(
   }
   return step;
 }
+
+/**
+ * The resume step of a job's part on this host. A job whose ranks all run here may resume from the newest
+ * complete checkpoint this host knows (resolveResumeStep). A job spread over several hosts resumes from the
+ * desired state's `resumeStep` alone: every host gets the same value, whereas what each host knows locally (its own
+ * uploads, a cached S3 listing) differs, and ranks that load different steps cannot train together.
+ */
+export function resumeStepOfPart(
+  want: { readonly resumeStep: number; readonly worldSize: number; readonly workers: readonly unknown[] },
+  ...knownCompleteSteps: (number | null)[]
+): number {
+  if (want.workers.length < want.worldSize) return want.resumeStep;
+  return resolveResumeStep(want.resumeStep, ...knownCompleteSteps);
+}

@@ -19,6 +19,7 @@ import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
 import {
   admitHosts,
   callApi,
+  heartbeat,
   invokeRound,
   jobDocument,
   register,
@@ -194,12 +195,16 @@ describe('job-data credentials vended by the round', () => {
   test('when a host’s jobs change its credentials follow; a host left without jobs loses them', async () => {
     const hostOfB = (await cp.jobs.get(jobB))!.allocation!.slices[0]!.hostId;
     await cancel(jobB);
+    // The host keeps job B's credentials while it may still be stopping it (no heartbeat says otherwise here):
+    // the round after the one that took the job away removes them.
+    await invokeRound(cp);
     // The freed GPUs may go to job A (it grows): whatever the host now runs, its credentials list exactly that.
     const copy = await copyOf(hostOfB);
     const running = copy?.desired.jobs.map((j: { jobId: string }) => j.jobId) ?? [];
     assert.ok(!running.includes(jobB));
     assert.deepEqual(copy?.dataCredentials?.flatMap((c: { jobIds: string[] }) => c.jobIds) ?? [], running);
     await cancel(jobA);
+    await invokeRound(cp);
     for (const hostId of ['host-a', 'host-b']) {
       const emptied = await copyOf(hostId);
       assert.deepEqual(emptied?.desired.jobs, []);
@@ -228,5 +233,34 @@ describe('job-data credentials vended by the round', () => {
     assert.equal((await copyOf(hostId))?.dataCredentials, undefined, 'removed from its copy');
     await invokeRound(cp);
     assert.equal((await copyOf(hostId))?.dataCredentials, undefined, 'never vended again');
+  });
+
+  test('a host still stopping a job that left it keeps that job’s credentials until it reports the job gone', async () => {
+    const jobC = (await submit(cp, jobDocument({ clientToken: 'creds-d', gpus: 4 }))).body.job.jobId;
+    await invokeRound(cp);
+    const placed = (await cp.jobs.get(jobC))!;
+    const hostId = placed.allocation!.slices[0]!.hostId;
+    const stopping = {
+      jobId: jobC,
+      jobGeneration: placed.jobGeneration,
+      phase: 'stopping',
+      step: 7,
+      checkpointStep: null,
+      crashes: 0,
+      workers: [],
+    };
+    await sendTelemetry(cp, heartbeat(hostId, Date.now() / 1000, [stopping]));
+    await cancel(jobC); // the job leaves the host's desired state while the agent still checkpoints it
+    const agent = await agentOf(hostId);
+    assert.deepEqual(agent.desired.jobs, []);
+    // Its final checkpoint still reaches the job's prefix.
+    const uri = `s3://${BUCKET}/jobs/${jobC}/checkpoints`;
+    await agent.s3.upload(uri, 3, stepDir('c'));
+    assert.equal(await agent.s3.newestComplete(uri), 3);
+    // The agent reports the job gone: the next round takes the credentials away.
+    await sendTelemetry(cp, heartbeat(hostId, Date.now() / 1000 + 1, []));
+    await invokeRound(cp);
+    assert.equal((await copyOf(hostId))?.dataCredentials, undefined);
+    assert.equal((await cp.hosts.get(hostId))?.dataAccess, undefined);
   });
 });

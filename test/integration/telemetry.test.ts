@@ -407,5 +407,25 @@ describe('telemetry', () => {
       [again.status, again.jobGeneration, again.resumeStep],
       ['running', placed.jobGeneration + 1, 30],
     );
+    // The requeued generation's host uploads its last checkpoint after the job was placed again: it still counts
+    // (it is newer), an older one does not lower the record, and a host that never held the job is not heard.
+    const late = (hostId: string, step: number) => ({
+      type: 'checkpointed',
+      hostId,
+      at: Date.now() / 1000,
+      jobId: placed.jobId,
+      jobGeneration: placed.jobGeneration,
+      step,
+      uri: `s3://b/jobs/${placed.jobId}/checkpoints/step-${step}`,
+    });
+    assert.deepEqual(await direct(late(holder, 55)), { batchItemFailures: [] });
+    assert.equal((await cp.jobs.get(placed.jobId))?.checkpointStep, 55);
+    await direct(late(holder, 40));
+    await direct(late('host-9', 99));
+    assert.equal((await cp.jobs.get(placed.jobId))?.checkpointStep, 55);
+    assert.deepEqual((await cp.jobs.get(placed.jobId))?.formerHolders, {
+      jobGeneration: placed.jobGeneration,
+      hostIds: [holder],
+    });
   });
 });

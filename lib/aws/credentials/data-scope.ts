@@ -19,6 +19,8 @@ export const RENEW_BEFORE_SECONDS = 5 * 60;
 export interface DataAccessRecord {
   readonly scope: string;
   readonly expiresAt: number;
+  /** The jobs the credentials cover: a host still stopping one of them keeps access to it (leaving-jobs.ts). */
+  readonly jobIds?: readonly string[];
 }
 
 /** Fields a user controls freely: an S3 URI there names nothing the job is given. */
@@ -38,10 +40,18 @@ export const workdirKeysOf = (job: DesiredJob, bucket: string): string[] => {
   return [...keys].sort();
 };
 
-export const hostDataScope = (jobs: readonly DesiredJob[], bucket: string): JobDataScope[] =>
-  jobs
-    .map((job) => ({ jobId: job.jobId, workdirKeys: workdirKeysOf(job, bucket) }))
-    .sort((a, b) => (a.jobId < b.jobId ? -1 : 1));
+/** The host's jobs with their working directories, plus the jobs it is still stopping (their prefix only). */
+export const hostDataScope = (
+  jobs: readonly DesiredJob[],
+  bucket: string,
+  leavingJobIds: readonly string[] = [],
+): JobDataScope[] =>
+  [
+    ...jobs.map((job) => ({ jobId: job.jobId, workdirKeys: workdirKeysOf(job, bucket) })),
+    ...leavingJobIds
+      .filter((id) => !jobs.some((job) => job.jobId === id))
+      .map((jobId) => ({ jobId, workdirKeys: [] })),
+  ].sort((a, b) => (a.jobId < b.jobId ? -1 : 1));
 
 export const scopeFingerprint = (scope: readonly JobDataScope[]): string =>
   createHash('sha256').update(JSON.stringify(scope)).digest('hex').slice(0, 32);

@@ -28,6 +28,8 @@ export interface HostNeed {
   readonly hostId: string;
   readonly dataAccess?: DataAccessRecord;
   readonly jobs: readonly DesiredJob[];
+  /** Jobs the host is still stopping: their prefix stays in its credentials (leaving-jobs.ts). */
+  readonly leavingJobIds?: readonly string[];
 }
 
 const CONCURRENCY = 8;
@@ -45,7 +47,7 @@ export const vendHostCredentials = async (
   onError: (hostId: string, error: unknown) => void,
 ): Promise<Map<string, HostDataGrant>> => {
   const due = needs
-    .map((n) => ({ ...n, scope: hostDataScope(n.jobs, settings.bucket) }))
+    .map((n) => ({ ...n, scope: hostDataScope(n.jobs, settings.bucket, n.leavingJobIds) }))
     .filter((n) => needsVending(n.dataAccess, n.scope, nowSeconds));
   const grants = new Map<string, HostDataGrant>();
   for (let i = 0; i < due.length; i += CONCURRENCY) {
@@ -65,7 +67,11 @@ export const vendHostCredentials = async (
           );
           const expiresAt = Math.min(...credentials.map((c) => c.expiresAt));
           grants.set(host.hostId, {
-            record: { scope: scopeFingerprint(host.scope), expiresAt },
+            record: {
+              scope: scopeFingerprint(host.scope),
+              expiresAt,
+              jobIds: host.scope.map((j) => j.jobId),
+            },
             credentials,
           });
         } catch (error) {

@@ -48,7 +48,10 @@ export const hostItemSchema = z.object({
   desired: desiredStateSchema.optional(),
   desiredGeneration: z.int().nonnegative(),
   /** The job-data credentials last vended to the host (they sit on its desired-state copy): scope and expiry (s). */
-  dataAccess: z.object({ scope: z.string(), expiresAt: z.number() }).optional(),
+  /** The job-data credentials last vended: their scope's fingerprint, expiry, and the jobs they cover. */
+  dataAccess: z
+    .object({ scope: z.string(), expiresAt: z.number(), jobIds: z.array(z.string()).optional() })
+    .optional(),
   appliedGeneration: z.int().nullable().optional(),
   /** What the agent last reported running (from its heartbeat). */
   actual: z

@@ -9,6 +9,7 @@ import { JOB_STATUSES, type JobState } from '../../core/model/job.ts';
 import { allocationGpuCount } from '../../core/model/plan.ts';
 import { allocationSchema, storedJobSpecSchema } from './allocation.ts';
 import { epochSeconds } from './epoch-seconds.ts';
+import { formerHoldersSchema } from './former-holders.ts';
 import { timelineEventSchema } from './job-timeline.ts';
 
 /** Where a model outside the catalog gets its figures, as of the latest round that changed them (round/model-estimates.ts). */
@@ -68,6 +69,8 @@ export const jobItemSchema = z.object({
   checkpointStep: z.int().min(-1),
   /** Step the current placement resumes from (the newest checkpoint when it was decided). */
   resumeStep: z.int().min(-1),
+  /** Hosts of the previous allocation, whose late checkpoint reports still count (former-holders.ts). */
+  formerHolders: formerHoldersSchema.optional(),
   measuredThroughput: z.number().nonnegative().optional(),
   /** Epoch seconds of the latest progress report. */
   lastProgressAt: epochSeconds().optional(),

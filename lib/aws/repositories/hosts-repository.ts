@@ -118,8 +118,10 @@ export class HostsRepository {
     expectedGeneration: number,
     extra: ItemChanges = {},
     grant?: HostDataGrant,
+    options: { readonly keepCredentials?: boolean } = {},
   ): LabelledWrite {
-    const revoke = desired.jobs.length === 0;
+    // Kept while the host still stops a job it no longer runs: it uploads that job's last checkpoint.
+    const revoke = desired.jobs.length === 0 && !grant && !options.keepCredentials;
     const x = new Expressions();
     const update = x.update({
       set: {
@@ -163,6 +165,16 @@ export class HostsRepository {
       expectedGeneration,
     );
     return { ...write, ...this.copyWrite(hostId, {}, grant) };
+  }
+
+  /** A transactional write of the round that takes the host's job-data credentials away (it has no jobs left). */
+  revokeWrite(hostId: string, expectedGeneration: number, changes: ItemChanges = {}): LabelledWrite {
+    const write = this.roundWrite(
+      hostId,
+      { ...changes, remove: [...(changes.remove ?? []), 'dataAccess'] },
+      expectedGeneration,
+    );
+    return { ...write, ...this.copyWrite(hostId, {}, 'revoke') };
   }
 
   /**

@@ -8,6 +8,7 @@ import { type Allocation, allocationGpuCount } from '../../core/model/plan.ts';
 import type { Level } from '../../core/model/topology.ts';
 import { applyChanges } from '../dynamo/apply-changes.ts';
 import type { ItemChanges } from '../dynamo/expressions.ts';
+import { formerHoldersOf } from '../items/former-holders.ts';
 import type { JobItem } from '../items/job-item.ts';
 import { appendTimeline, placementOf, type TimelineEvent } from '../items/job-timeline.ts';
 import type { JobExpectation } from '../repositories/jobs-repository.ts';
@@ -64,12 +65,23 @@ const change = (
   };
 };
 
+/** The hosts of the allocation being replaced or released, so their late checkpoint reports still count. */
+const formerHoldersField = (item: JobItem) => {
+  const former = formerHoldersOf(item.allocation, item.jobGeneration);
+  return former ? { formerHolders: former } : {};
+};
+
 /** Back to the queue without GPUs (preempted, host lost or draining): resumes from its newest checkpoint. */
 export const requeue = (item: JobItem, why: string, clock: RoundClock): JobChange =>
   change(
     item,
     {
-      set: { ...foldedAccounting(item, clock), status: 'suspended', waitingSince: seconds(clock) },
+      set: {
+        ...foldedAccounting(item, clock),
+        status: 'suspended',
+        waitingSince: seconds(clock),
+        ...formerHoldersField(item),
+      },
       remove: ['allocation', 'accountedAt', 'runningSince', 'masterPort', 'placementLevel'],
     },
     why,
@@ -127,6 +139,7 @@ const place = (
     {
       set: {
         ...(moved ? foldedAccounting(item, clock) : {}),
+        ...formerHoldersField(item),
         status: 'running',
         allocation,
         placementLevel: levelOf(allocation),

@@ -55,6 +55,7 @@ import {
   terminate,
   withMasterPorts,
 } from './job-transitions.ts';
+import { leavingJobIds } from './leaving-jobs.ts';
 import { logicalSizeFor } from './logical-size.ts';
 import { modelEstimateWrites, type RoundPerf, roundPerf } from './model-estimates.ts';
 import { phaseTimer } from './phase-timer.ts';
@@ -377,7 +378,8 @@ const leasedRound = async (
       settings.checkpointRoot,
     );
   }
-  const grants = await dataGrants(deps, pre.hosts, workers, nowSeconds);
+  const leaving = new Map(pre.hosts.map((h) => [h.hostId, leavingJobIds(h, workers.get(h.hostId) ?? [])]));
+  const grants = await dataGrants(deps, pre.hosts, workers, leaving, nowSeconds);
   const hostWrites = hostWritesFor(
     deps,
     pre,
@@ -385,6 +387,7 @@ const leasedRound = async (
     clock,
     grants,
     fenceTermsFor(settings.fleet.heartbeatTimeoutSeconds),
+    leaving,
   );
   const hostResult = await fenced(hostWrites);
   conflicts.push(...hostResult.conflicts);
@@ -589,6 +592,7 @@ const hostWritesFor = (
   clock: RoundClock,
   grants: ReadonlyMap<string, HostDataGrant>,
   fence: FenceTerms,
+  leaving: ReadonlyMap<string, readonly string[]>,
 ): LabelledWrite[] => {
   const writes: LabelledWrite[] = pre.hostChanges.map((c) =>
     c.desired
@@ -607,11 +611,17 @@ const hostWritesFor = (
           : {};
     const update = desired.get(host.hostId);
     const grant = grants.get(host.hostId);
+    // A host still stopping a job keeps its credentials for it; once it has none left to run or stop, they go.
+    const stopping = (leaving.get(host.hostId)?.length ?? 0) > 0;
+    const revoke = !busy && !stopping && host.dataAccess !== undefined;
     if (update)
       writes.push(
-        deps.hosts.desiredWrite(host.hostId, update.desired, update.expectedGeneration, idle, grant),
+        deps.hosts.desiredWrite(host.hostId, update.desired, update.expectedGeneration, idle, grant, {
+          keepCredentials: stopping,
+        }),
       );
     else if (grant) writes.push(deps.hosts.grantWrite(host.hostId, grant, host.desiredGeneration, idle));
+    else if (revoke) writes.push(deps.hosts.revokeWrite(host.hostId, host.desiredGeneration, idle));
     else if (idle.set || idle.remove)
       writes.push(deps.hosts.roundWrite(host.hostId, idle, host.desiredGeneration));
   }
@@ -626,6 +636,7 @@ const dataGrants = async (
   deps: RoundDependencies,
   hosts: readonly HostItem[],
   workers: ReturnType<typeof jobsByHost>,
+  leaving: ReadonlyMap<string, readonly string[]>,
   nowSeconds: number,
 ): Promise<Map<string, HostDataGrant>> => {
   if (!deps.dataAccess) return new Map();
@@ -635,6 +646,7 @@ const dataGrants = async (
       hostId: h.hostId,
       ...(h.dataAccess ? { dataAccess: h.dataAccess } : {}),
       jobs: workers.get(h.hostId) ?? [],
+      leavingJobIds: leaving.get(h.hostId) ?? [],
     }));
   return vendHostCredentials(needs, deps.dataAccess, nowSeconds, (hostId, error) =>
     deps.log.error('could not vend job-data credentials; the host keeps its current ones', {

@@ -20,6 +20,7 @@ import type { ProfilesRepository } from '../repositories/profiles-repository.ts'
 import { requeue, terminate } from '../round/job-transitions.ts';
 import type { RoundLogger } from '../round/run-round.ts';
 import type { SchedulerEvents } from '../sqs/scheduler-events.ts';
+import { checkpointClaimStanding } from './checkpoint-claim.ts';
 import type { EventMessage, HeartbeatUpdate, ProgressUpdate } from './coalesce.ts';
 import { RejectedClaimError } from './sender.ts';
 
@@ -279,12 +280,15 @@ export class TelemetryApplier {
     step: number,
   ): Promise<void> {
     const item = await this.deps.jobs.get(ref.jobId);
-    if (!item || item.jobGeneration !== ref.jobGeneration) return;
-    assertHolds(item, hostId);
+    if (!item || step <= item.checkpointStep) return;
+    const standing = checkpointClaimStanding(item, hostId, ref.jobGeneration);
+    if (standing === 'refused') assertHolds(item, hostId);
+    if (standing !== 'counts') return;
+    // Only `below`: a newer complete checkpoint counts whatever generation took it (checkpoint-claim.ts).
     await this.deps.jobs.updateIf(
       ref.jobId,
       { set: { checkpointStep: step, updatedAt: this.deps.clock() } },
-      { below: { checkpointStep: step }, equals: { jobGeneration: ref.jobGeneration } },
+      { below: { checkpointStep: step } },
     );
   }
 

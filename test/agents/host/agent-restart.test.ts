@@ -249,4 +249,45 @@ describe('agent restart', () => {
       dir.cleanup();
     }
   });
+  test('an agent started after a shutdown runs work again: the shutdown evacuation is not restored', async () => {
+    const dir = tempDir();
+    const stateDir = join(dir.path, 'state');
+    const first = agentHarness({ stateDir });
+    const second = agentHarness({ stateDir, desired: first.desired });
+    try {
+      first.desired.set({
+        hostId: 'host-a',
+        generation: 1,
+        jobs: simJobs({
+          jobId: 'long',
+          jobGeneration: 1,
+          worldSize: 1,
+          gpus: [0],
+          totalSteps: 100_000,
+          checkpointDir: join(dir.path, 'ckpt'),
+          masterPort: await freePort(),
+          stepMs: 10,
+        }),
+      });
+      await first.agent.start();
+      await waitFor(() => first.telemetry.ofType('started')[0], 'the first start', 10_000);
+      await first.agent.drainAndStop(); // `npm start` stopped with Ctrl-C: a shutdown evacuation
+      const saved = JSON.parse(readFileSync(join(stateDir, 'agent-state.json'), 'utf8'));
+      assert.equal(saved.reconciler.evacuation?.reason, 'shutdown', 'the state file records the shutdown');
+
+      await second.agent.start();
+      const started = await waitFor(
+        () => second.telemetry.ofType('started')[0],
+        'the job to start again',
+        10_000,
+      );
+      assert.equal(started.jobId, 'long');
+      const beat = await waitFor(() => second.telemetry.ofType('heartbeat').at(-1), 'a heartbeat', 10_000);
+      assert.equal(beat.evacuating, null);
+    } finally {
+      await second.agent.drainAndStop();
+      await assertNoOrphans(new Set([...first.pids, ...second.pids]));
+      dir.cleanup();
+    }
+  });
 });

@@ -119,3 +119,19 @@ test('stopping a job none of whose workers has started kills them at once (e.g. 
     [['unassigned', false]],
   );
 });
+
+test('every host of a gang resumes from the desired resumeStep, whatever checkpoints it knows locally', () => {
+  // This host uploaded (or listed) step 118 in storage; the control plane recorded step 100 for all hosts.
+  const reconciler = new Reconciler(CONFIG, { newestComplete: () => 118 });
+  const ranks = { ...job(3, 4, [2, 3]), resumeStep: 100 };
+  reconciler.applyDesired(desired(3, [ranks]));
+  const spawned = reconciler.reconcile(0).flatMap((e) => (e.kind === 'spawn' ? [e.resumeStep] : []));
+  assert.deepEqual(spawned, [100, 100]);
+  // A job whose ranks all run here still resumes from the newest complete checkpoint it knows.
+  const alone = new Reconciler(CONFIG, { newestComplete: () => 118 });
+  alone.applyDesired(desired(1, [{ ...job(1, 2, [0, 1]), jobId: 'alone', resumeStep: 100 }]));
+  assert.deepEqual(
+    alone.reconcile(0).flatMap((e) => (e.kind === 'spawn' ? [e.resumeStep] : [])),
+    [118, 118],
+  );
+});

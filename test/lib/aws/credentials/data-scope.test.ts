@@ -67,3 +67,10 @@ describe('needsVending', () => {
     assert.equal(needsVending(undefined, [], 0), false);
   });
 });
+
+test('a job the host is still stopping stays in its scope with its prefix only', () => {
+  assert.deepEqual(hostDataScope([job('job-y')], 'b', ['job-x', 'job-y']), [
+    { jobId: 'job-x', workdirKeys: [] },
+    { jobId: 'job-y', workdirKeys: [] },
+  ]);
+});
