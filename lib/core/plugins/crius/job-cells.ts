@@ -339,11 +339,28 @@ const currentConfig = (
 };
 
 /** The raw Cell a running job holds, with its keys, and what it was made from (so a later round may reuse it). */
-interface HeldCell {
+/** What a memo entry kept on an allocation was computed from: it is reused only while all of them are the same. */
+interface HeldInputs {
   readonly spec: JobSpec;
   readonly capacity: string;
   readonly perf: PerfModel;
   readonly estimator: CellEstimator;
+}
+
+const computedFrom = (
+  known: HeldInputs | undefined,
+  job: JobState,
+  capacity: string,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+): boolean =>
+  known !== undefined &&
+  known.spec === job.spec &&
+  known.capacity === capacity &&
+  known.perf === ctx.perf &&
+  known.estimator === estimator;
+
+interface HeldCell extends HeldInputs {
   readonly gpuType: GpuTypeId;
   readonly gpus: number;
   readonly raw: Raw;
@@ -359,14 +376,7 @@ const heldCell = (job: JobState, ctx: RoundContext, estimator: CellEstimator): H
   const slot = ctx.memo.of(allocation, HELD_CELL, (): { entry?: HeldCell } => ({}));
   const capacity = capacityKey(ctx)[0];
   const known = slot.entry;
-  if (
-    known &&
-    known.spec === job.spec &&
-    known.capacity === capacity &&
-    known.perf === ctx.perf &&
-    known.estimator === estimator
-  )
-    return known;
+  if (known && computedFrom(known, job, capacity, ctx, estimator)) return known;
   const raw = rawCurrent(job, ctx, estimator);
   if (!raw) {
     slot.entry = undefined;
@@ -444,11 +454,7 @@ const sharedConfigs = (ctx: RoundContext, statics: StaticCells): SharedConfigs =
 };
 
 /** Per allocation object: an uncalibrated estimate of the Cell it holds, and what it was made from. */
-interface HeldEstimate {
-  readonly spec: JobSpec;
-  readonly capacity: string;
-  readonly perf: PerfModel;
-  readonly estimator: CellEstimator;
+interface HeldEstimate extends HeldInputs {
   readonly rate: number | undefined;
 }
 const HELD_ESTIMATE = memoKey<{ entry?: HeldEstimate }>('crius held estimate');
@@ -466,14 +472,7 @@ export const heldEstimate = (
   const slot = ctx.memo.of(job.allocation!, HELD_ESTIMATE, (): { entry?: HeldEstimate } => ({}));
   const capacity = capacityKey(ctx)[0];
   const known = slot.entry;
-  if (
-    known &&
-    known.spec === job.spec &&
-    known.capacity === capacity &&
-    known.perf === ctx.perf &&
-    known.estimator === estimator
-  )
-    return known.rate;
+  if (known && computedFrom(known, job, capacity, ctx, estimator)) return known.rate;
   const rate = estimate();
   slot.entry = { spec: job.spec, capacity, perf: ctx.perf, estimator, rate };
   return rate;
