@@ -65,14 +65,26 @@ const change = (
   };
 };
 
-/** The hosts of the allocation being replaced or released, so their late checkpoint reports still count. */
-const formerHoldersField = (item: JobItem) => {
+/**
+ * The hosts of the allocation being replaced or released, so their late checkpoint reports still count — except
+ * hosts declared lost: a silent host may still be running the old generation, and nothing it reports may count.
+ */
+const formerHoldersField = (item: JobItem, lostHosts: ReadonlySet<string> = new Set()) => {
   const former = formerHoldersOf(item.allocation, item.jobGeneration);
-  return former ? { formerHolders: former } : {};
+  const trusted = former && { ...former, hostIds: former.hostIds.filter((h) => !lostHosts.has(h)) };
+  return trusted && trusted.hostIds.length > 0 ? { formerHolders: trusted } : {};
 };
 
-/** Back to the queue without GPUs (preempted, host lost or draining): resumes from its newest checkpoint. */
-export const requeue = (item: JobItem, why: string, clock: RoundClock): JobChange =>
+/**
+ * Back to the queue without GPUs (preempted, host lost or draining): resumes from its newest checkpoint.
+ * `lostHosts`: hosts of its allocation the control plane no longer trusts (their late reports never count).
+ */
+export const requeue = (
+  item: JobItem,
+  why: string,
+  clock: RoundClock,
+  lostHosts?: ReadonlySet<string>,
+): JobChange =>
   change(
     item,
     {
@@ -80,7 +92,7 @@ export const requeue = (item: JobItem, why: string, clock: RoundClock): JobChang
         ...foldedAccounting(item, clock),
         status: 'suspended',
         waitingSince: seconds(clock),
-        ...formerHoldersField(item),
+        ...formerHoldersField(item, lostHosts),
       },
       remove: ['allocation', 'accountedAt', 'runningSince', 'masterPort', 'placementLevel'],
     },

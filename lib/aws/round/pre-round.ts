@@ -104,7 +104,11 @@ export const preRound = (
     const lostSlice = job.allocation?.slices.find((slice) => !usable.has(slice.hostId));
     if (lostSlice) {
       const state = stateOf.get(lostSlice.hostId) ?? 'unknown';
-      const c = requeue(job, `host ${lostSlice.hostId} is ${state}`, clock);
+      // A draining host is alive and checkpointing on request; any other unusable host is not trusted.
+      const lost = job
+        .allocation!.slices.map((s) => s.hostId)
+        .filter((h) => !usable.has(h) && stateOf.get(h) !== 'draining');
+      const c = requeue(job, `host ${lostSlice.hostId} is ${state}`, clock, new Set(lost));
       jobChanges.push(c);
       jobsAfter.push(c.next);
       continue;

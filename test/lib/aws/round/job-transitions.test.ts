@@ -168,3 +168,24 @@ describe('composing changes', () => {
     assert.equal(terminate(job, 'finished', 'done', clock).next.finishTime, 110);
   });
 });
+
+describe('requeue', () => {
+  test('the hosts it leaves stay former holders, so their late checkpoints count; lost hosts do not', () => {
+    const job = runningJob(
+      'a',
+      allocation([
+        ['h1', [0]],
+        ['h2', [0]],
+      ]),
+    );
+    assert.deepEqual(requeue(job, 'preempted', clock).next.formerHolders, {
+      jobGeneration: job.jobGeneration,
+      hostIds: ['h1', 'h2'],
+    });
+    assert.deepEqual(requeue(job, 'host h2 is lost', clock, new Set(['h2'])).next.formerHolders, {
+      jobGeneration: job.jobGeneration,
+      hostIds: ['h1'],
+    });
+    assert.equal(requeue(job, 'both lost', clock, new Set(['h1', 'h2'])).next.formerHolders, undefined);
+  });
+});
