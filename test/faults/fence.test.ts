@@ -12,13 +12,19 @@ import { existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildAgent } from '../../agents/host/build.ts';
-import { ENV, tableNames } from '../../lib/aws/environment.ts';
+import { tableNames } from '../../lib/aws/environment.ts';
 import type { JobItem } from '../../lib/aws/items/job-item.ts';
 import { pidsWithEnv, signalAll } from '../../lib/local/cloud/process-marks.ts';
 import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
 import { fenceTermsFor } from '../../lib/protocol/fence.ts';
 import { assertNoOrphans, isAlive, SIM_TRAINER, tempDir } from '../agents/host/helpers.ts';
-import { admitHosts, eventually, invokeRound, submit } from '../integration/support/fixtures.ts';
+import {
+  admitHosts,
+  eventually,
+  fifoWithoutLaunches,
+  invokeRound,
+  submit,
+} from '../integration/support/fixtures.ts';
 import { type ControlPlane, REGION, startControlPlane } from '../integration/support/local-stack.ts';
 import { audit } from './support/audit.ts';
 import { Partition } from './support/partition.ts';
@@ -40,23 +46,7 @@ const pids = new Set<number>();
 let rounds: NodeJS.Timeout | undefined;
 
 before(async () => {
-  cp = await startControlPlane({
-    runner: {
-      envOverrides: {
-        round: {
-          [ENV.policy]: 'fifo',
-          [ENV.fleet]: JSON.stringify({
-            capacityType: 'on-demand',
-            budgetPerHour: 0,
-            maxInstances: 0,
-            idleCooldownSeconds: 3600,
-            heartbeatTimeoutSeconds: HEARTBEAT_TIMEOUT_SECONDS,
-            launchTemplates: [],
-          }),
-        },
-      },
-    },
-  });
+  cp = await startControlPlane(fifoWithoutLaunches(HEARTBEAT_TIMEOUT_SECONDS));
   cp.runner.startEventSources(['telemetry']);
   const [bundle] = await buildAgent(join(dir.path, 'agent'));
   await admitHosts(cp, ...HOSTS);

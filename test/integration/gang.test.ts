@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildAgent } from '../../agents/host/build.ts';
-import { ENV, tableNames } from '../../lib/aws/environment.ts';
+import { tableNames } from '../../lib/aws/environment.ts';
 import type { JobItem } from '../../lib/aws/items/job-item.ts';
 import { pidsWithEnv, signalAll } from '../../lib/local/cloud/process-marks.ts';
 import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
@@ -26,7 +26,7 @@ import {
   TRAINER_DIR,
   torchMissingReason,
 } from '../agents/host/python-trainer.ts';
-import { admitHosts, eventually, invokeRound, submit } from './support/fixtures.ts';
+import { admitHosts, eventually, fifoWithoutLaunches, invokeRound, submit } from './support/fixtures.ts';
 import { type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
 
 const SKIP_REASON = torchMissingReason();
@@ -47,25 +47,7 @@ let rounds: NodeJS.Timeout | undefined;
 
 before(async () => {
   if (SKIP_REASON) return;
-  cp = await startControlPlane({
-    runner: {
-      envOverrides: {
-        round: {
-          // A policy that gives a job exactly the GPUs it asks for: the job's shape stays 4 workers.
-          [ENV.policy]: 'fifo',
-          // No launches (budget 0): the three hosts are admitted by the test; lost after 5 s without a heartbeat.
-          [ENV.fleet]: JSON.stringify({
-            capacityType: 'on-demand',
-            budgetPerHour: 0,
-            maxInstances: 0,
-            idleCooldownSeconds: 3600,
-            heartbeatTimeoutSeconds: HEARTBEAT_TIMEOUT_SECONDS,
-            launchTemplates: [],
-          }),
-        },
-      },
-    },
-  });
+  cp = await startControlPlane(fifoWithoutLaunches(HEARTBEAT_TIMEOUT_SECONDS));
   cp.runner.startEventSources(['telemetry']);
   const [bundle] = await buildAgent(join(dir.path, 'agent'));
   await admitHosts(cp, ...HOSTS);

@@ -2,6 +2,7 @@
 
 import type { Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { ENV } from '../../../lib/aws/environment.ts';
 import { pendingHostItem } from '../../../lib/aws/round/inventory.ts';
 import type { RoundReport } from '../../../lib/aws/round/run-round.ts';
 import { LOCAL_HOST_ROLE_ID } from '../../../lib/local/endpoint/sqs-sender.ts';
@@ -12,7 +13,29 @@ import {
   sqsEvent,
 } from '../../../lib/local/runner/index.ts';
 import type { TelemetryMessage } from '../../../lib/protocol/telemetry.ts';
-import { ACCOUNT, type ControlPlane, REGION } from './local-stack.ts';
+import { ACCOUNT, type ControlPlane, type ControlPlaneOptions, REGION } from './local-stack.ts';
+
+/**
+ * A control plane for tests that admit their own hosts and run real agents: fifo (a job gets exactly the GPUs it
+ * asks for, so its shape stays put), no launches (budget 0), hosts lost after `heartbeatTimeoutSeconds` of silence.
+ */
+export const fifoWithoutLaunches = (heartbeatTimeoutSeconds: number): ControlPlaneOptions => ({
+  runner: {
+    envOverrides: {
+      round: {
+        [ENV.policy]: 'fifo',
+        [ENV.fleet]: JSON.stringify({
+          capacityType: 'on-demand',
+          budgetPerHour: 0,
+          maxInstances: 0,
+          idleCooldownSeconds: 3600,
+          heartbeatTimeoutSeconds,
+          launchTemplates: [],
+        }),
+      },
+    },
+  },
+});
 
 export const jobDocument = (overrides: Record<string, unknown> = {}) => ({
   model: 'resnet50',
