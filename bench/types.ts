@@ -20,5 +20,7 @@ export interface BenchSuite {
   readonly description: string;
   /** Columns shown in the text table, in order. */
   readonly columns: readonly string[];
+  /** The text report, where one table of `columns` would not read well (default: that table). */
+  readonly formatText?: (rows: readonly BenchRow[]) => string;
   run(options: BenchOptions): AsyncIterable<BenchRow> | Iterable<BenchRow>;
 }

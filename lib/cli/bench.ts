@@ -36,7 +36,8 @@ export const registerBenchCommand = (program: Command): void => {
         rows.push(row);
         if (options.json) process.stdout.write(`${JSON.stringify(row)}\n`);
       }
-      if (!options.json) {
+      if (!options.json && suite.formatText) process.stdout.write(`${suite.formatText(rows)}\n`);
+      else if (!options.json) {
         const cell = (v: unknown) =>
           typeof v === 'number' ? String(Number(v.toPrecision(6))) : String(v ?? '');
         process.stdout.write(

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { comparisonRow, FLAGSHIP, otherPolicies } from '../../bench/flagship.ts';
+import { comparisonRow, FLAGSHIP, otherPolicies, targetMisses } from '../../bench/flagship.ts';
+import { formatFlagshipReport } from '../../bench/flagship-report.ts';
+import type { BenchRow } from '../../bench/types.ts';
 import type { SimSummary } from '../../lib/sim/summary.ts';
 
 const summary = (policy: string, s: Partial<SimSummary>): SimSummary =>
@@ -13,6 +15,7 @@ const summary = (policy: string, s: Partial<SimSummary>): SimSummary =>
     makespan: 1000,
     gpuHours: 10,
     cost: 5,
+    unpricedGpuHours: 0,
     jctLowerBound: 80,
     wallSeconds: 1,
     ...s,
@@ -56,10 +59,74 @@ describe('bench flagship comparison', () => {
     assert.ok(Number.isNaN(row.costRatio));
   });
 
+  test('no cost ratio where some GPU time has no EC2 price (it would compare only the priced part)', () => {
+    const row = comparisonRow(
+      'x',
+      [summary(FLAGSHIP, { cost: 4, unpricedGpuHours: 3 }), summary('srtf', { cost: 5 })],
+      0.5,
+    );
+    assert.ok(Number.isNaN(row.costRatio));
+  });
+
+  test('a row names each target it misses, with its value and the target', () => {
+    const row = comparisonRow(
+      'x',
+      [summary(FLAGSHIP, { p99Jct: 480, avgJct: 130, wallSeconds: 3 }), summary('srtf', { wallSeconds: 1 })],
+      0.5,
+    );
+    assert.equal(row.meetsTargets, false);
+    assert.equal(row.misses, 'avg 1.3 > 1.05; p99 1.2 > 1.1; avg÷LB 1.625 > 1.5; wall 3 > 2');
+  });
+
+  test('the lower-bound target applies only where offered load ≤ 0.8; fewer completed jobs is a miss', () => {
+    const r = { avgJctRatio: 1, p99JctRatio: 1, makespanRatio: 1, jctOverLowerBound: 3, wallRatio: 1 };
+    assert.deepEqual(targetMisses({ ...r, offeredLoad: 0.9 }), []);
+    assert.deepEqual(targetMisses({ ...r, offeredLoad: Number.POSITIVE_INFINITY }), []);
+    assert.deepEqual(targetMisses({ ...r, offeredLoad: 0.8 }), ['avg÷LB 3 > 1.5']);
+    assert.deepEqual(targetMisses({ ...r, offeredLoad: 0.9 }, { tessera: 9, most: 10 }), ['completed 9 < 10']);
+  });
+
   test('the full run compares with every registered policy but tessera and aliases', () => {
     const others = otherPolicies(false);
     assert.ok(!others.includes(FLAGSHIP) && !others.includes('fcfs'));
     for (const p of ['fifo', 'srtf', 'tesserae-t', 'crius', 'dally', 'easyscale', 'gavel', 'elasticflow'])
       assert.ok(others.includes(p), p);
+  });
+});
+
+describe('bench flagship report', () => {
+  const policyRow = (policy: string, avgJct: number): BenchRow => ({
+    suite: 'flagship',
+    setup: 'philly@c',
+    policy,
+    jobs: 10,
+    completed: 10,
+    avgJct,
+    p50Jct: 50,
+    p99Jct: 400,
+    makespan: 1000,
+    gpuHours: 10,
+    cost: 0,
+    wallSeconds: 1,
+  });
+  const rows: BenchRow[] = [
+    policyRow('srtf', 100),
+    policyRow(FLAGSHIP, 120),
+    comparisonRow('philly@c', [summary(FLAGSHIP, { avgJct: 120 }), summary('srtf', {})], 0.5),
+  ];
+  const text = formatFlagshipReport(rows);
+
+  test('one table per setup with tessera first, then the comparison with each miss named', () => {
+    const lines = text.split('\n');
+    assert.match(lines[0]!, /^philly@c — 10 jobs, offered load 0\.50$/);
+    assert.match(lines[3]!, /^ {2}tessera +10\/10 +120 /);
+    assert.match(lines[4]!, /^ {2}srtf +10\/10 +100 /);
+    assert.match(text, /philly@c +srtf +1\.20 .* MISS avg 1\.2 > 1\.05$/m);
+    assert.match(text, /^targets met on 0 of 1 setups$/m);
+  });
+
+  test('no cost where a policy has none; no line wider than 120 characters for these names', () => {
+    assert.match(text, /^ {2}tessera .* – +1\.00$/m);
+    for (const line of text.split('\n')) assert.ok(line.length <= 120, line);
   });
 });
