@@ -51,6 +51,7 @@ export const flagshipSuite: BenchSuite = {
     'makespan',
     'gpuHours',
     'wallSeconds',
+    'cpuSeconds',
     'best',
     'avgJctRatio',
     'p50JctRatio',
@@ -61,15 +62,16 @@ export const flagshipSuite: BenchSuite = {
     'jctOverLowerBound',
     'offeredLoad',
     'wallRatio',
+    'cpuRatio',
     'meetsTargets',
     'misses',
   ],
   formatText: formatFlagshipReport,
-  *run({ quick, seed, log, lengthNoise = 1 }) {
+  *run({ quick, seed, log, lengthNoise = 1, only }) {
     const perf = flagshipPerf();
     const truth = groundTruthModel(perf, { seed });
     const others = otherPolicies(quick);
-    for (const setup of quick ? QUICK_FLAGSHIP_SETUPS : FLAGSHIP_SETUPS) {
+    for (const setup of chosenSetups(quick ? QUICK_FLAGSHIP_SETUPS : FLAGSHIP_SETUPS, only)) {
       const w = setup.build(perf, truth, seed);
       const load = offeredLoad(w.jobs, w.cluster, truth, w.referenceGpuType);
       // tessera runs last: the first simulation in a process also pays for compiling the shared simulator and
@@ -97,11 +99,12 @@ function* runSetup(
     log: (m: string) => void;
     lengthNoise: number;
   },
-): Generator<BenchRow, SimSummary[]> {
-  const summaries: SimSummary[] = [];
+): Generator<BenchRow, MeasuredSummary[]> {
+  const summaries: MeasuredSummary[] = [];
   for (const name of policies) {
     env.log(`flagship: ${setup} (${w.jobs.length} jobs), ${name}`);
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const result = simulate({
       cluster: w.cluster,
       jobs: w.jobs,
@@ -115,7 +118,11 @@ function* runSetup(
         lengthNoise: env.lengthNoise,
       },
     });
-    const s = summarize(result, setup, (performance.now() - started) / 1000);
+    const used = process.cpuUsage(cpu);
+    const s = {
+      ...summarize(result, setup, (performance.now() - started) / 1000),
+      cpuSeconds: round3((used.user + used.system) / 1e6),
+    };
     summaries.push(s);
     yield {
       suite: 'flagship',
@@ -133,10 +140,26 @@ function* runSetup(
       restarts: s.restarts,
       jctLowerBound: s.jctLowerBound,
       wallSeconds: s.wallSeconds,
+      cpuSeconds: s.cpuSeconds,
     };
   }
   return summaries;
 }
+
+/** The setups whose names contain `only` (all without it); none is an error that lists the names. */
+export const chosenSetups = <S extends { readonly name: string }>(
+  setups: readonly S[],
+  only?: string,
+): S[] => {
+  const chosen = setups.filter((s) => only === undefined || s.name.includes(only));
+  if (chosen.length === 0)
+    throw new Error(`no flagship setup matches "${only}"; setups: ${setups.map((s) => s.name).join(', ')}`);
+  return chosen;
+};
+
+/** A policy's summary on one setup, with the process CPU seconds its simulation took (steadier than wall time on a
+ * shared machine; GC threads included). */
+export type MeasuredSummary = SimSummary & { readonly cpuSeconds?: number };
 
 /**
  * tessera against the others of one setup. Only policies that completed as many jobs as the most any policy
@@ -145,7 +168,7 @@ function* runSetup(
  */
 export const comparisonRow = (
   setup: string,
-  summaries: readonly SimSummary[],
+  summaries: readonly MeasuredSummary[],
   offeredLoad: number,
 ): BenchRow => {
   const flagship = summaries.find((s) => s.policy === FLAGSHIP)!;
@@ -159,9 +182,9 @@ export const comparisonRow = (
     if (m === 'cost' && (flagship.unpricedGpuHours > 0 || best.unpricedGpuHours > 0)) return Number.NaN;
     return best[m] > 0 ? round3(flagship[m] / best[m]) : Number.NaN;
   };
-  const slowest = Math.max(
-    ...summaries.filter((s) => SPEED_BASELINES.includes(s.policy)).map((s) => s.wallSeconds),
-  );
+  const baselines = summaries.filter((s) => SPEED_BASELINES.includes(s.policy));
+  const slowest = Math.max(...baselines.map((s) => s.wallSeconds));
+  const slowestCpu = Math.max(...baselines.map((s) => s.cpuSeconds ?? Number.NaN));
   const row = {
     suite: 'flagship',
     setup,
@@ -177,6 +200,7 @@ export const comparisonRow = (
     jctOverLowerBound: round3(flagship.avgJct / Math.max(1e-9, flagship.jctLowerBound)),
     offeredLoad,
     wallRatio: round3(flagship.wallSeconds / Math.max(1e-9, slowest)),
+    cpuRatio: round3((flagship.cpuSeconds ?? Number.NaN) / Math.max(1e-9, slowestCpu)),
   };
   const misses = targetMisses(
     row,

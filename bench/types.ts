@@ -11,6 +11,8 @@ export interface BenchOptions {
   readonly seed: number;
   /** Spread of seeded length noise on jobs' true work (1 = users' estimates are exact); suites that support it. */
   readonly lengthNoise?: number;
+  /** Suites with several setups (flagship): only the setups whose names contain this text. */
+  readonly only?: string;
   /** Called with a one-line progress message (stderr in the CLI). */
   readonly log: (message: string) => void;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { comparisonRow, FLAGSHIP, otherPolicies, targetMisses } from '../../bench/flagship.ts';
+import { chosenSetups, comparisonRow, FLAGSHIP, otherPolicies, targetMisses } from '../../bench/flagship.ts';
 import { formatFlagshipReport } from '../../bench/flagship-report.ts';
 import type { BenchRow } from '../../bench/types.ts';
 import type { SimSummary } from '../../lib/sim/summary.ts';
@@ -83,7 +83,22 @@ describe('bench flagship comparison', () => {
     assert.deepEqual(targetMisses({ ...r, offeredLoad: 0.9 }), []);
     assert.deepEqual(targetMisses({ ...r, offeredLoad: Number.POSITIVE_INFINITY }), []);
     assert.deepEqual(targetMisses({ ...r, offeredLoad: 0.8 }), ['avg÷LB 3 > 1.5']);
-    assert.deepEqual(targetMisses({ ...r, offeredLoad: 0.9 }, { tessera: 9, most: 10 }), ['completed 9 < 10']);
+    assert.deepEqual(targetMisses({ ...r, offeredLoad: 0.9 }, { tessera: 9, most: 10 }), [
+      'completed 9 < 10',
+    ]);
+  });
+
+  test('--setup keeps the setups whose names contain its text; a text that matches none names the setups', () => {
+    const setups = [{ name: 'philly@a' }, { name: 'gavel@a' }, { name: 'philly@b' }];
+    assert.deepEqual(
+      chosenSetups(setups, 'philly').map((s) => s.name),
+      ['philly@a', 'philly@b'],
+    );
+    assert.equal(chosenSetups(setups).length, 3);
+    assert.throws(
+      () => chosenSetups(setups, 'pollux'),
+      /no flagship setup matches "pollux"; setups: philly@a, gavel@a/,
+    );
   });
 
   test('the full run compares with every registered policy but tessera and aliases', () => {
@@ -108,6 +123,7 @@ describe('bench flagship report', () => {
     gpuHours: 10,
     cost: 0,
     wallSeconds: 1,
+    cpuSeconds: 0.9,
   });
   const rows: BenchRow[] = [
     policyRow('srtf', 100),
@@ -126,7 +142,7 @@ describe('bench flagship report', () => {
   });
 
   test('no cost where a policy has none; no line wider than 120 characters for these names', () => {
-    assert.match(text, /^ {2}tessera .* – +1\.00$/m);
+    assert.match(text, /^ {2}tessera .* – +1\.00 +0\.90$/m);
     for (const line of text.split('\n')) assert.ok(line.length <= 120, line);
   });
 });
