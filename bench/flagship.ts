@@ -3,12 +3,7 @@ import { groundTruthModel } from '../lib/sim/ground-truth.ts';
 import { offeredLoad } from '../lib/sim/offered-load.ts';
 import { simulate } from '../lib/sim/simulator.ts';
 import { type SimSummary, summarize } from '../lib/sim/summary.ts';
-import {
-  FLAGSHIP_SETUPS,
-  type FlagshipWorkload,
-  flagshipPerf,
-  QUICK_FLAGSHIP_SETUPS,
-} from './flagship-setups.ts';
+import { type FlagshipWorkload, flagshipPerf, flagshipSetups } from './flagship-setups.ts';
 import type { BenchRow, BenchSuite } from './types.ts';
 
 export const FLAGSHIP = 'tessera';
@@ -62,11 +57,11 @@ export const flagshipSuite: BenchSuite = {
     'wallRatio',
     'meetsTargets',
   ],
-  *run({ quick, seed, log, lengthNoise = 1 }) {
+  *run({ quick, seed, log, lengthNoise = 1, heldOut = false }) {
     const perf = flagshipPerf();
     const truth = groundTruthModel(perf, { seed });
     const others = otherPolicies(quick);
-    for (const setup of quick ? QUICK_FLAGSHIP_SETUPS : FLAGSHIP_SETUPS) {
+    for (const setup of flagshipSetups({ quick, heldOut })) {
       const w = setup.build(perf, truth, seed);
       const load = offeredLoad(w.jobs, w.cluster, truth, w.referenceGpuType);
       const summaries = yield* runSetup(setup.name, w, [FLAGSHIP, ...others], {
@@ -81,7 +76,8 @@ export const flagshipSuite: BenchSuite = {
   },
 };
 
-function* runSetup(
+/** Simulates each policy on one workload, a row per policy; returns their summaries. */
+export function* runSetup(
   setup: string,
   w: FlagshipWorkload,
   policies: readonly string[],

@@ -11,6 +11,8 @@ export interface BenchOptions {
   readonly seed: number;
   /** Spread of seeded length noise on jobs' true work (1 = users' estimates are exact); suites that support it. */
   readonly lengthNoise?: number;
+  /** Suites with a held-out matrix (flagship): run the workloads the issue does not name instead of the named ones. */
+  readonly heldOut?: boolean;
   /** Called with a one-line progress message (stderr in the CLI). */
   readonly log: (message: string) => void;
 }

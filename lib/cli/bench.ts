@@ -9,6 +9,7 @@ interface BenchCliOptions {
   json?: boolean;
   seed: number;
   lengthNoise?: number | true;
+  heldOut?: boolean;
 }
 
 export const registerBenchCommand = (program: Command): void => {
@@ -24,6 +25,10 @@ export const registerBenchCommand = (program: Command): void => {
       'suites that simulate traces (flagship): each job really runs its iterations × m, m log-uniform in [1/spread, spread]; the scheduler sees the declared iterations; spread defaults to 2',
       lengthSpread,
     )
+    .option(
+      '--held-out',
+      'flagship: the held-out matrix (public workloads on windows, clusters and rates the named matrix does not use)',
+    )
     .action(async (name: string, options: BenchCliOptions) => {
       const suite = getSuite(name);
       const rows: BenchRow[] = [];
@@ -31,6 +36,7 @@ export const registerBenchCommand = (program: Command): void => {
         quick: options.quick ?? false,
         seed: options.seed,
         lengthNoise: options.lengthNoise === true ? 2 : (options.lengthNoise ?? 1),
+        heldOut: options.heldOut ?? false,
         log: (m) => process.stderr.write(`${m}\n`),
       })) {
         rows.push(row);
