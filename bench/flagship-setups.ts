@@ -46,11 +46,16 @@ const traceSetup = (
   },
 });
 
-const phillySetup = (cluster: string, days: number, maxJobs?: number): FlagshipSetup =>
-  traceSetup(`philly-d${PHILLY_BUSY_WEEK_START_DAY}+${days}${maxJobs ? `/${maxJobs}` : ''}@${cluster}`, {
+const phillySetup = (
+  cluster: string,
+  days: number,
+  maxJobs?: number,
+  startDay: number = PHILLY_BUSY_WEEK_START_DAY,
+): FlagshipSetup =>
+  traceSetup(`philly-d${startDay}+${days}${maxJobs ? `/${maxJobs}` : ''}@${cluster}`, {
     trace: 'philly',
     cluster,
-    skipDays: PHILLY_BUSY_WEEK_START_DAY,
+    skipDays: startDay,
     days,
     ...(maxJobs ? { maxJobs } : {}),
   });
@@ -141,9 +146,9 @@ const polluxSetup = (jobs: number, cluster: string): FlagshipSetup => ({
   },
 });
 
-const tiresiasSetup = (cluster: string): FlagshipSetup =>
-  traceSetup(`tiresias-60@${cluster}`, {
-    trace: join(resolveDataDir(), 'tiresias', '60_job.csv'),
+const tiresiasSetup = (cluster: string, file = '60_job'): FlagshipSetup =>
+  traceSetup(`${file === '60_job' ? 'tiresias-60' : `tiresias-${file}`}@${cluster}`, {
+    trace: join(resolveDataDir(), 'tiresias', `${file}.csv`),
     cluster,
   });
 
@@ -180,5 +185,60 @@ export const QUICK_FLAGSHIP_SETUPS: readonly FlagshipSetup[] = [
   polluxSetup(40, 'pollux-64'),
   tiresiasSetup('tiresias-n32g4'),
 ];
+
+/**
+ * The held-out matrix (issue 11: "the targets must also hold on public traces this issue does not name";
+ * `bench flagship --held-out`). Chosen by a rule, before any run and never by results: the named matrix's workload
+ * families, each on a window, cluster, job count or arrival rate the named matrix does not use —
+ * - Philly windows at other start days (25, 30, 60, 70: busy days of the trace's active span, days 20–99; the named matrix uses day 49 only), spread over the Crius
+ *   clusters, AWS and a Dally cluster (dally-16r);
+ * - Gavel and Shockwave generators at other rates (10, 20, 40, 60 jobs/h) and on clusters the named matrix does not
+ *   give them (tesserae-80-v100, dally-2r, dally-4r);
+ * - Dally's batch arrivals on dally-16r (named: dally-8r); the Pollux-style workload on tesserae-32 (named:
+ *   pollux-64); Tiresias's 60-job trace on aws-mixed and its other file (`tf_job.csv`, one job) on tiresias-n32g4.
+ * Sizes follow the named lists: the quick matrix ~40–100 jobs per setup, the full one 120–300.
+ */
+export const HELD_OUT_FLAGSHIP_SETUPS: readonly FlagshipSetup[] = [
+  phillySetup('crius-1280', 0.5, undefined, 30),
+  phillySetup('aws-mixed', 1, undefined, 25),
+  phillySetup('aws-mixed', 1, undefined, 60),
+  phillySetup('crius-testbed-64', 0.5, undefined, 70),
+  phillySetup('dally-16r', 1, undefined, 25),
+  generatorSetup('gavel:200:20', 'tesserae-80-v100'),
+  generatorSetup('shockwave:300:40', 'tesserae-80'),
+  generatorSetup('gavel:200:60', 'dally-4r'),
+  generatorSetup('shockwave:200:40', 'dally-2r'),
+  batchSetup(200, 'dally-16r'),
+  polluxSetup(120, 'tesserae-32'),
+  tiresiasSetup('aws-mixed'),
+  tiresiasSetup('tiresias-n32g4', 'tf_job'),
+];
+
+/** The quick variant (~1–2 min): the same rule at the named quick matrix's sizes; the one-job trace first (cheapest). */
+export const QUICK_HELD_OUT_FLAGSHIP_SETUPS: readonly FlagshipSetup[] = [
+  tiresiasSetup('tiresias-n32g4', 'tf_job'),
+  phillySetup('crius-1280', 0.25, 150, 30),
+  phillySetup('aws-mixed', 0.25, 100, 25),
+  phillySetup('aws-mixed', 0.25, 100, 60),
+  phillySetup('crius-testbed-64', 0.25, 60, 70),
+  phillySetup('dally-16r', 0.25, 100, 25),
+  generatorSetup('gavel:60:20', 'tesserae-80-v100'),
+  generatorSetup('shockwave:80:40', 'tesserae-80'),
+  generatorSetup('gavel:60:60', 'dally-4r'),
+  generatorSetup('shockwave:60:40', 'dally-2r'),
+  batchSetup(40, 'dally-16r'),
+  polluxSetup(40, 'tesserae-32'),
+  tiresiasSetup('aws-mixed'),
+];
+
+/** The matrix a run of `bench flagship` replays. */
+export const flagshipSetups = (options: { quick: boolean; heldOut?: boolean }): readonly FlagshipSetup[] =>
+  options.heldOut
+    ? options.quick
+      ? QUICK_HELD_OUT_FLAGSHIP_SETUPS
+      : HELD_OUT_FLAGSHIP_SETUPS
+    : options.quick
+      ? QUICK_FLAGSHIP_SETUPS
+      : FLAGSHIP_SETUPS;
 
 export const flagshipPerf = (): PerfModel => loadDefaultPerfModel();

@@ -4,12 +4,7 @@ import { offeredLoad } from '../lib/sim/offered-load.ts';
 import { simulate } from '../lib/sim/simulator.ts';
 import { type SimSummary, summarize } from '../lib/sim/summary.ts';
 import { formatFlagshipReport } from './flagship-report.ts';
-import {
-  FLAGSHIP_SETUPS,
-  type FlagshipWorkload,
-  flagshipPerf,
-  QUICK_FLAGSHIP_SETUPS,
-} from './flagship-setups.ts';
+import { type FlagshipWorkload, flagshipPerf, flagshipSetups } from './flagship-setups.ts';
 import type { BenchRow, BenchSuite } from './types.ts';
 
 export const FLAGSHIP = 'tessera';
@@ -67,11 +62,11 @@ export const flagshipSuite: BenchSuite = {
     'misses',
   ],
   formatText: formatFlagshipReport,
-  *run({ quick, seed, log, lengthNoise = 1, only }) {
+  *run({ quick, seed, log, lengthNoise = 1, heldOut = false, only }) {
     const perf = flagshipPerf();
     const truth = groundTruthModel(perf, { seed });
     const others = otherPolicies(quick);
-    for (const setup of chosenSetups(quick ? QUICK_FLAGSHIP_SETUPS : FLAGSHIP_SETUPS, only)) {
+    for (const setup of chosenSetups(flagshipSetups({ quick, heldOut }), only)) {
       const w = setup.build(perf, truth, seed);
       const load = offeredLoad(w.jobs, w.cluster, truth, w.referenceGpuType);
       // tessera runs last: the first simulation in a process also pays for compiling the shared simulator and
@@ -88,7 +83,8 @@ export const flagshipSuite: BenchSuite = {
   },
 };
 
-function* runSetup(
+/** Simulates each policy on one workload, a row per policy; returns their summaries. */
+export function* runSetup(
   setup: string,
   w: FlagshipWorkload,
   policies: readonly string[],

@@ -13,6 +13,8 @@ export interface BenchOptions {
   readonly lengthNoise?: number;
   /** Suites with several setups (flagship): only the setups whose names contain this text. */
   readonly only?: string;
+  /** Suites with a held-out matrix (flagship): run the workloads the issue does not name instead of the named ones. */
+  readonly heldOut?: boolean;
   /** Called with a one-line progress message (stderr in the CLI). */
   readonly log: (message: string) => void;
 }

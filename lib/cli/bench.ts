@@ -10,6 +10,7 @@ interface BenchCliOptions {
   seed: number;
   lengthNoise?: number | true;
   setup?: string;
+  heldOut?: boolean;
 }
 
 export const registerBenchCommand = (program: Command): void => {
@@ -26,6 +27,10 @@ export const registerBenchCommand = (program: Command): void => {
       lengthSpread,
     )
     .option('--setup <text>', 'suites with several setups (flagship): only those whose names contain text')
+    .option(
+      '--held-out',
+      'flagship: the held-out matrix (public workloads on windows, clusters and rates the named matrix does not use)',
+    )
     .action(async (name: string, options: BenchCliOptions) => {
       const suite = getSuite(name);
       const rows: BenchRow[] = [];
@@ -34,6 +39,7 @@ export const registerBenchCommand = (program: Command): void => {
         seed: options.seed,
         lengthNoise: options.lengthNoise === true ? 2 : (options.lengthNoise ?? 1),
         ...(options.setup === undefined ? {} : { only: options.setup }),
+        heldOut: options.heldOut ?? false,
         log: (m) => process.stderr.write(`${m}\n`),
       })) {
         rows.push(row);

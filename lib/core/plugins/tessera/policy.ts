@@ -7,9 +7,9 @@ import { costAwareDelay } from '../dally/cost-aware-delay.ts';
 import { reconsolidate } from '../dally/reconsolidate.ts';
 import { withElasticTier } from '../easyscale/tier.ts';
 import { maxWeightPacking } from '../tesserae/max-weight-packing.ts';
-import { relabelUnlessInPlace } from '../tesserae/relabel-unless-in-place.ts';
 import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
+import { relabelWithinRacks } from './relabel-within-racks.ts';
 
 /**
  * Guaranteed jobs, one job per stage:
@@ -38,7 +38,7 @@ const guaranteed: Policy = {
       estimatedRemainingIterations,
     ),
     keepingPairs(maxWeightPacking()),
-    relabelUnlessInPlace,
+    relabelWithinRacks,
   ),
 };
 

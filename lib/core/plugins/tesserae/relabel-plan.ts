@@ -16,6 +16,11 @@ export interface RelabelInput {
    * (default true): such a GPU's work has no consolidation to keep, so a flat GPU-level matching is safe there.
    */
   readonly floatSingleGpuWork?: boolean;
+  /**
+   * A further key hosts must share to be interchangeable (e.g. their rack): renaming then never moves a job's nodes
+   * across it, so a plan that keeps a job within one rack stays within one rack. Default: none.
+   */
+  readonly classOf?: (host: Host) => string;
 }
 
 export interface RelabelResult {
@@ -43,7 +48,7 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
   const classes = new Map<string, NodeClass>();
   const where = new Map<string, { cls: NodeClass; index: number }>();
   for (const host of input.hosts) {
-    const key = `${host.gpuType}\u0000${host.gpuCount}`;
+    const key = `${host.gpuType}\u0000${host.gpuCount}\u0000${input.classOf?.(host) ?? ''}`;
     let cls = classes.get(key);
     if (!cls) {
       cls = { gpus: host.gpuCount, hosts: [] };

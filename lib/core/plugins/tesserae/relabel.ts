@@ -1,6 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { FreeGpus } from '../../framework/free-gpus.ts';
 import type { MigrateStage } from '../../framework/stages.ts';
+import type { Host } from '../../model/cluster.ts';
 import type { Allocation, Plan } from '../../model/plan.ts';
 import { relabelPlan } from './relabel-plan.ts';
 
@@ -12,14 +13,20 @@ import { relabelPlan } from './relabel-plan.ts';
  */
 export const relabelMigration: MigrateStage = {
   name: 'relabel',
-  relabel: (ordered, plan, free, ctx) => {
-    const current = new Map<string, Allocation>();
-    for (const job of ordered) if (isHolding(job)) current.set(job.spec.id, job.allocation!);
-    const hosts = ctx.cluster.hosts.filter((h) => h.state !== 'lost' && h.state !== 'draining');
-    const { plan: physical } = relabelPlan({ hosts, current, plan });
-    moveReservations(free, plan, physical);
-    return physical;
-  },
+  relabel: (ordered, plan, free, ctx) => relabelWithin(undefined, ordered, plan, free, ctx),
+};
+
+/** The relabelling with hosts interchangeable only when they also share `classOf` (e.g. the rack). */
+export const relabelWithin = (
+  classOf: ((host: Host) => string) | undefined,
+  ...[ordered, plan, free, ctx]: Parameters<MigrateStage['relabel']>
+): Map<string, Allocation> => {
+  const current = new Map<string, Allocation>();
+  for (const job of ordered) if (isHolding(job)) current.set(job.spec.id, job.allocation!);
+  const hosts = ctx.cluster.hosts.filter((h) => h.state !== 'lost' && h.state !== 'draining');
+  const { plan: physical } = relabelPlan({ hosts, current, plan, ...(classOf ? { classOf } : {}) });
+  moveReservations(free, plan, physical);
+  return physical;
 };
 
 /**

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { levelOf } from '../../../../../lib/core/framework/free-gpus.ts';
 import { scheduleRound } from '../../../../../lib/core/framework/round.ts';
 import type { Policy } from '../../../../../lib/core/framework/stages.ts';
 import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { arrivalOrder } from '../../../../../lib/core/plugins/baselines/fifo.ts';
 import { tessera } from '../../../../../lib/core/plugins/tessera/policy.ts';
-import { cluster, linearPerf, queued } from '../../../../support/fixtures.ts';
+import { cluster, linearPerf, on, queued, running } from '../../../../support/fixtures.ts';
 
 // One 4-GPU machine and three 4-GPU jobs: Crius may halve a Cell, so at most two of them run.
 const machine = cluster([{ gpuType: 'V100-16GB', hosts: 1, gpusPerHost: 4 }]);
@@ -60,5 +61,27 @@ describe('tessera', () => {
     assert.ok(held, 'the shortest job, elastic, is admitted first');
     assert.equal(held.ests, undefined, 'admitted in the order, it runs rigid (no EST mapping)');
     assert.ok(!round.plan.has('long-guaranteed'), 'the longer guaranteed job waits behind it');
+  });
+
+  test('jobs that grow onto a second machine stay within one rack (the relabelling does not split them)', () => {
+    // Two racks of two 4-GPU machines; G and Y each hold one machine of rack 0 and both scale up to 8 GPUs.
+    const c = cluster([{ gpuType: 'V100-16GB', hosts: 4, gpusPerHost: 4, hostsPerRack: 2 }]);
+    const [h0, h1] = c.hosts.map((h) => h.id) as [string, string];
+    const { plan } = scheduleRound({
+      now: 10,
+      cluster: c,
+      jobs: [
+        running({ id: 'G', gpus: 4, iterations: 1e6, packable: false }, on('V100-16GB', [h0, [0, 1, 2, 3]])),
+        running({ id: 'Y', gpus: 4, iterations: 1e6, packable: false }, on('V100-16GB', [h1, [0, 1, 2, 3]])),
+      ],
+      state: initialSchedulerState(),
+      policy: tessera,
+      perf: linearPerf(),
+    });
+    const hostOf = (id: string) => c.hosts.find((h) => h.id === id);
+    for (const id of ['G', 'Y']) {
+      assert.equal(plan.get(id)!.slices.length, 2, id);
+      assert.equal(levelOf(plan.get(id)!, hostOf), 'rack', id);
+    }
   });
 });
