@@ -60,7 +60,8 @@ const SPARSE_MIN_ENTRIES = 16;
 
 /**
  * The savings matrix `sharedSaving(old[a], new[b])` for every GPU pair, by visiting only the pairs that share a job:
- * each entry gets the same terms in the same order (the new GPU's jobs in order), so the same bits.
+ * each entry gets the same terms in the same order (the new GPU's jobs in order), so the same bits. A node has a
+ * handful of GPUs, so each job's old GPUs are found by scanning them rather than through a per-pair index.
  */
 const sharedBySparseScan = (
   oldNode: NodeContent,
@@ -70,22 +71,12 @@ const sharedBySparseScan = (
 ): Float64Array => {
   const m = oldNode.length;
   const n = newNode.length;
-  const oldPositions = new Map<number, number[]>();
-  for (let a = 0; a < m; a++) {
-    for (const j of oldNode[a]!) {
-      const list = oldPositions.get(j);
-      // A job listed twice on one GPU counts once there, as `includes` counts it.
-      if (!list) oldPositions.set(j, [a]);
-      else if (list[list.length - 1] !== a) list.push(a);
-    }
-  }
   const shared = new Float64Array(m * n);
   for (let b = 0; b < n; b++) {
     for (const j of newNode[b]!) {
-      const positions = oldPositions.get(j);
-      if (!positions) continue;
       const term = 0.5 / oldGpus[j]! + 0.5 / newGpus[j]!;
-      for (const a of positions) shared[a * n + b]! += term;
+      // A job listed twice on one GPU counts once there, as `includes` counts it.
+      for (let a = 0; a < m; a++) if (oldNode[a]!.includes(j)) shared[a * n + b]! += term;
     }
   }
   return shared;
