@@ -33,7 +33,7 @@ export const nodePairCost = (
   const shared =
     m * n >= SPARSE_MIN_ENTRIES ? sharedBySparseScan(oldNode, newNode, oldGpus, newGpus) : undefined;
   const matrix = shared ?? new Float64Array(m * n);
-  let any = shared?.some((s) => s > 0) ?? false;
+  let any = shared !== undefined && hasPositive(shared);
   if (!shared) {
     for (let a = 0; a < m; a++) {
       const here = oldNode[a]!;
@@ -53,6 +53,11 @@ export const nodePairCost = (
   }
   const best = memo ? memo.solve(matrix, m, n) : maxWeightAssignment(matrix, m, n);
   return { cost: out + into - best.total, saving: best.total, oldToNew: best.rowToCol };
+};
+
+const hasPositive = (xs: Float64Array): boolean => {
+  for (let k = 0; k < xs.length; k++) if (xs[k]! > 0) return true;
+  return false;
 };
 
 // From this many GPU pairs on (4 × 4 GPUs), the savings matrix is filled from where each job sits, not pair by pair.
@@ -85,16 +90,25 @@ const sharedBySparseScan = (
 /**
  * GPU-level assignments of one relabelling, by savings matrix: many node pairs of a round have the same matrix (a
  * node kept with the same jobs on it), and the solver is deterministic, so equal matrices share one solution.
- * Lookup is by a hash of the matrix's bits, confirmed entry by entry. Callers must not modify `rowToCol`.
+ * Lookup is by a hash of the matrix's bits, confirmed entry by entry. Callers must not modify `rowToCol`. One memo may
+ * serve many rounds (the relabel stage keeps one per cluster in the round memo): equal matrices recur round after round.
  */
 export class GpuAssignmentMemo {
   private readonly solved = new Map<number, SolvedMatrix[]>();
+  private entries = 0;
+
+  /** Past `maxEntries` solutions the memo starts over (answers never depend on what it holds). */
+  constructor(private readonly maxEntries = 50_000) {}
 
   solve(shared: Float64Array, rows: number, cols: number): { total: number; rowToCol: Int32Array } {
     const bits = new Int32Array(shared.buffer, shared.byteOffset, shared.length * 2);
     let hash = rows * 31 + cols;
     for (let k = 0; k < bits.length; k++) hash = (Math.imul(hash, 0x01000193) ^ bits[k]!) | 0;
     let bucket = this.solved.get(hash);
+    if (!bucket && this.entries >= this.maxEntries) {
+      this.solved.clear();
+      this.entries = 0;
+    }
     if (!bucket) {
       bucket = [];
       this.solved.set(hash, bucket);
@@ -103,6 +117,7 @@ export class GpuAssignmentMemo {
     const best = maxWeightAssignment(shared, rows, cols);
     const entry = { rows, matrix: Float64Array.from(shared), total: best.total, rowToCol: best.rowToCol };
     bucket.push(entry);
+    this.entries++;
     return entry;
   }
 }

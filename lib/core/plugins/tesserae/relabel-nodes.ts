@@ -20,6 +20,7 @@ export const relabelNodes = (
   contentNew: readonly NodeContent[],
   oldGpus: ArrayLike<number>,
   newGpus: ArrayLike<number>,
+  memo: GpuAssignmentMemo = new GpuAssignmentMemo(),
 ): Int32Array => {
   const n = cls.hosts.length;
   const g = cls.gpus;
@@ -27,7 +28,6 @@ export const relabelNodes = (
   const newNodesOf = nodesOfJobs(contentNew, newGpus.length);
   const candidates = new Map<number, { q: number; saving: number; oldToNew: Int32Array }[]>();
   const seen = new Set<number>();
-  const memo = new GpuAssignmentMemo();
   for (const j of oldNodesOf.order) {
     for (const p of oldNodesOf.nodes[j]!) {
       for (const q of newNodesOf.nodes[j] ?? []) {
