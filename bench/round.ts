@@ -91,8 +91,9 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 export const roundSuite: BenchSuite = {
   name: 'round',
-  description: 'wall time of one scheduleRound per policy at (GPUs, active jobs)',
-  columns: ['setup', 'policy', 'gpus', 'activeJobs', 'runningJobs', 'seconds'],
+  description:
+    'wall time of one scheduleRound per policy at (GPUs, active jobs): median of repeated rounds, warm (a RoundMemo carried between rounds, as the simulator and the warm round Lambda carry it) and cold (a fresh memo each round)',
+  columns: ['setup', 'policy', 'gpus', 'activeJobs', 'runningJobs', 'seconds', 'coldSeconds'],
   *run({ quick, seed, log }) {
     const perf = loadDefaultPerfModel();
     for (const setup of quick ? QUICK_SETUPS : SETUPS) {
@@ -100,17 +101,17 @@ export const roundSuite: BenchSuite = {
       for (const policyName of ROUND_BENCH_POLICIES) {
         log(`round: ${setup.gpus} GPUs × ${setup.jobs} jobs, ${policyName}`);
         const { policy, states, state, now } = steadyState(cluster, setup.jobs, policyName, perf, seed);
-        const samples: number[] = [];
-        let running = 0;
         const repeats = setup.jobs >= 10_000 ? 3 : 5;
-        // Carried between the repeats as a warm round Lambda carries it between rounds (the median is a warm round).
-        const memo = new RoundMemo();
-        for (let r = 0; r < repeats; r++) {
+        const round = (memo: RoundMemo) => {
           const started = performance.now();
           const out = scheduleRound({ now, cluster, jobs: states, state, policy, perf, memo });
-          samples.push((performance.now() - started) / 1000);
-          running = out.stats.runningJobs;
-        }
+          return { seconds: (performance.now() - started) / 1000, running: out.stats.runningJobs };
+        };
+        // Warm: one memo carried between the repeats, after a first round that fills it (not counted).
+        const memo = new RoundMemo();
+        const running = round(memo).running;
+        const warm = Array.from({ length: repeats }, () => round(memo).seconds);
+        const cold = Array.from({ length: repeats }, () => round(new RoundMemo()).seconds);
         const row: BenchRow = {
           suite: 'round',
           setup: `${setup.gpus}gpus-${setup.jobs}jobs`,
@@ -118,7 +119,8 @@ export const roundSuite: BenchSuite = {
           gpus: setup.gpus,
           activeJobs: setup.jobs,
           runningJobs: running,
-          seconds: Number(median(samples).toFixed(4)),
+          seconds: Number(median(warm).toFixed(4)),
+          coldSeconds: Number(median(cold).toFixed(4)),
         };
         yield row;
       }

@@ -106,12 +106,24 @@ export class FreeGpus {
 
   /** Whether every GPU of the allocation exists, is usable and is free. */
   canReserve(allocation: Allocation): boolean {
-    return allocation.slices.every((s) => s.gpus.every((g) => this.isFree(s.hostId, g)));
+    for (const slice of allocation.slices) {
+      if (slice.gpus.length === 0) continue;
+      const free = this.hosts.get(slice.hostId)?.free;
+      if (!free) return false;
+      for (const g of slice.gpus) if (!free.includes(g)) return false;
+    }
+    return true;
   }
 
   reserve(allocation: Allocation): void {
-    if (!this.canReserve(allocation)) throw new Error('reserve: GPUs are not free');
+    if (!this.tryReserve(allocation)) throw new Error('reserve: GPUs are not free');
+  }
+
+  /** Reserves the allocation's GPUs when they are all free (`canReserve`, checked once); whether it did. */
+  tryReserve(allocation: Allocation): boolean {
+    if (!this.canReserve(allocation)) return false;
     for (const slice of allocation.slices) this.take(slice.hostId, slice.gpus);
+    return true;
   }
 
   release(allocation: Allocation): void {

@@ -8,7 +8,7 @@ import type {
 import { AnalyticPerfModel } from './analytic.ts';
 import { calibrateComputeScale } from './calibration.ts';
 import { indexMeasuredTables, MeasuredPerfModel, singleGpuPoints } from './measured.ts';
-import { colocationKey, Memo, ThroughputMemo } from './memo.ts';
+import { ColocationMemo, ThroughputMemo } from './memo.ts';
 import { packedEstimate } from './packing.ts';
 import { DEFAULT_PERF_PARAMETERS, type PerfParameters } from './parameters.ts';
 import { DEFAULT_PERF_CATALOG, type PerfCatalog, resolveModelRef } from './query.ts';
@@ -22,7 +22,7 @@ import type { MeasuredTables } from './tables.ts';
 export class CompositePerfModel implements PerfModel {
   readonly name = 'composite';
   private readonly estimates = new ThroughputMemo<ThroughputEstimate>();
-  private readonly colocations = new Memo<ColocationEstimate>();
+  private readonly colocations = new ColocationMemo<ColocationEstimate>();
 
   constructor(
     readonly analytic: AnalyticPerfModel,
@@ -40,7 +40,7 @@ export class CompositePerfModel implements PerfModel {
   }
 
   colocation(gpuType: string, gpus: number, a: ModelRef, b: ModelRef): ColocationEstimate {
-    return this.colocations.get(colocationKey(gpuType, gpus, a, b), () => {
+    return this.colocations.get(gpuType, gpus, a, b, () => {
       const exact = this.measured?.tryColocation(gpuType, gpus, a, b);
       if (exact) return exact;
       if (!this.analytic.pairFitsInMemory(gpuType, gpus, a, b))

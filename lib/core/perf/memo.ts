@@ -62,6 +62,31 @@ export class ThroughputMemo<V> {
   }
 }
 
+/**
+ * A `Memo` of co-location queries looked up by their parts (GPU type → count → each model and batch size), without
+ * a key string per lookup: packing asks for the same pairs every round. Equal queries hit the same entry as
+ * `colocationKey` would (numbers and their decimal strings correspond one to one, 0 and −0 alike).
+ */
+export class ColocationMemo<V> {
+  private readonly byType = new Map<
+    string,
+    Map<number, Map<string, Map<number, Map<string, Map<number, V>>>>>
+  >();
+
+  get(gpuType: string, gpus: number, a: ModelRef, b: ModelRef, compute: () => V): V {
+    const byCount = child(this.byType, gpuType, () => new Map());
+    const byModelA = child(byCount, gpus, () => new Map());
+    const byBatchA = child(byModelA, a.model, () => new Map());
+    const byModelB = child(byBatchA, a.batchSize, () => new Map());
+    const byBatchB = child(byModelB, b.model, () => new Map());
+    const hit = byBatchB.get(b.batchSize);
+    if (hit !== undefined) return hit;
+    const value = compute();
+    byBatchB.set(b.batchSize, value);
+    return value;
+  }
+}
+
 const isSmallCount = (n: number): boolean => Number.isInteger(n) && n >= 0 && n < COUNT_LIMIT;
 
 const child = <K, C>(map: Map<K, C>, key: K, make: () => C): C => {

@@ -31,10 +31,8 @@ export const keepThenFit = (options: KeepThenFitOptions): PlaceStage => ({
     const plan = new Map<string, Allocation>();
     for (const job of ordered) {
       const demand = demands.get(job.spec.id);
-      if (demand && isHolding(job) && matches(job.allocation!, demand) && free.canReserve(job.allocation!)) {
-        free.reserve(job.allocation!);
+      if (demand && isHolding(job) && matches(job.allocation!, demand) && free.tryReserve(job.allocation!))
         plan.set(job.spec.id, job.allocation!);
-      }
     }
     for (const job of ordered) {
       const demand = demands.get(job.spec.id);
@@ -54,8 +52,7 @@ export const keepThenFit = (options: KeepThenFitOptions): PlaceStage => ({
       plan.set(job.spec.id, allocation);
     }
     for (const job of ordered) {
-      if (plan.has(job.spec.id) || !isHolding(job) || !free.canReserve(job.allocation!)) continue;
-      free.reserve(job.allocation!);
+      if (plan.has(job.spec.id) || !isHolding(job) || !free.tryReserve(job.allocation!)) continue;
       plan.set(job.spec.id, job.allocation!);
     }
     return plan;

@@ -4,6 +4,7 @@ import type { JobState } from '../../model/job.ts';
 import { type Allocation, sameGpus } from '../../model/plan.ts';
 import { mayShareGpus } from '../tesserae/eligibility.ts';
 import { DEFAULT_PACKING, type PackingOptions } from '../tesserae/max-weight-packing.ts';
+import { orderIndex } from '../tesserae/order-index.ts';
 
 /**
  * Packing that keeps the pairs already sharing GPUs before it matches the rest.
@@ -14,6 +15,7 @@ import { DEFAULT_PACKING, type PackingOptions } from '../tesserae/max-weight-pac
  * the pair shares, the guest is still not placed on GPUs of its own, both may still share, and the pair still
  * gains (Σ normalised throughputs > 1 + minGain). Partners that no longer share GPUs are dropped first (a job whose
  * guest now waits runs alone, and may take a new guest). The wrapped stage then packs the remaining jobs as usual.
+ * The plan is copied only when a pair changes, so a round that keeps every pair hands the placement's plan on.
  */
 export const keepingPairs = (
   inner: PackStage,
@@ -21,12 +23,15 @@ export const keepingPairs = (
 ): PackStage => ({
   name: `${inner.name}+keep-pairs`,
   pack: (ordered, plan, free, ctx) => {
-    const byId = new Map<string, JobState>(ordered.map((job) => [job.spec.id, job]));
-    const next = withoutStalePartners(plan);
+    const index = orderIndex(ordered, ctx);
+    // Copied on the first change only: in most rounds every pair was kept by the placement already.
+    let next = withoutStalePartners(plan);
+    let copied = next !== plan;
     for (const guest of ordered) {
       const hostId = isHolding(guest) ? guest.allocation!.packedWith : undefined;
       if (hostId === undefined || next.has(guest.spec.id)) continue;
-      const host = byId.get(hostId);
+      const at = index.get(hostId);
+      const host = at === undefined ? undefined : ordered[at];
       const hosted = next.get(hostId);
       if (!host || !hosted || hosted.packedWith || !sameGpus(hosted, guest.allocation)) continue;
       if (!mayShareGpus(host.spec, options) || !mayShareGpus(guest.spec, options)) continue;
@@ -36,6 +41,10 @@ export const keepingPairs = (
       const [a, b] = co.normalized;
       if (!(a > 0 && b > 0 && a + b > 1 + options.minGain)) continue;
       const strategy = co.strategy ? { packingStrategy: co.strategy } : {};
+      if (!copied) {
+        next = new Map(next);
+        copied = true;
+      }
       next.set(hostId, { ...hosted, packedWith: guest.spec.id, ...strategy });
       next.set(guest.spec.id, {
         gpuType: hosted.gpuType,
@@ -51,16 +60,18 @@ export const keepingPairs = (
 /**
  * The plan without partners that no longer share GPUs: a placement stage keeps a running job's allocation as it
  * was, `packedWith` included, although its partner may now be waiting or elsewhere. Such a job runs alone (and may
- * take a new partner); only mutual pairs on the same GPUs stay.
+ * take a new partner); only mutual pairs on the same GPUs stay. `plan` is never modified: it is returned itself
+ * when every pair stands, else copied.
  */
-const withoutStalePartners = (plan: ReadonlyMap<string, Allocation>): Map<string, Allocation> => {
-  const next = new Map(plan);
+const withoutStalePartners = (plan: Map<string, Allocation>): Map<string, Allocation> => {
+  let next: Map<string, Allocation> | undefined;
   for (const [jobId, allocation] of plan) {
     if (allocation.packedWith === undefined) continue;
     const partner = plan.get(allocation.packedWith);
     if (partner?.packedWith === jobId && sameGpus(partner, allocation)) continue;
     const { packedWith: _gone, packingStrategy: _none, ...alone } = allocation;
+    next ??= new Map(plan);
     next.set(jobId, alone);
   }
-  return next;
+  return next ?? plan;
 };

@@ -2,11 +2,11 @@ import { isHolding } from '../../framework/compare.ts';
 import { allowedTypes } from '../../framework/estimates.ts';
 import type { PackStage } from '../../framework/stages.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
-import type { JobState } from '../../model/job.ts';
 import type { ColocationEstimate, ModelRef } from '../../model/perf.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
 import { type ClassEdge, maxWeightClassMatching } from '../../solvers/transportation.ts';
 import { DEFAULT_PACKING_ELIGIBILITY, mayShareGpus, type PackingEligibility } from './eligibility.ts';
+import { orderIndex } from './order-index.ts';
 
 export interface PackingOptions extends PackingEligibility {
   /** A pair must beat the placed job alone by this much: Σ normalised throughputs > 1 + minGain. */
@@ -42,15 +42,13 @@ export const maxWeightPacking = (overrides: Partial<PackingOptions> = {}): PackS
       ? `max-weight-packing(≤${options.maxJobGpus} GPUs)`
       : 'max-weight-packing',
     pack: (ordered, plan, _free, ctx) => {
-      const rank = new Map<string, number>();
-      ordered.forEach((job, i) => {
-        rank.set(job.spec.id, i);
-      });
-      const byId = new Map<string, JobState>(ordered.map((job) => [job.spec.id, job]));
+      // Position in the order of every job: its rank, and the way to the job itself.
+      const rank = orderIndex(ordered, ctx);
 
       const placed = new ClassIndex<PlacedClass>();
       for (const [jobId, allocation] of plan) {
-        const job = byId.get(jobId);
+        const at = rank.get(jobId);
+        const job = at === undefined ? undefined : ordered[at];
         if (!job || allocation.packedWith || !mayShareGpus(job.spec, options)) continue;
         const gpus = allocationGpuCount(allocation);
         if (gpus > options.maxJobGpus) continue;
@@ -97,11 +95,11 @@ export const maxWeightPacking = (overrides: Partial<PackingOptions> = {}): PackS
       if (edges.length === 0) return plan;
       const flow = maxWeightClassMatching(placed.counts(), pending.counts(), edges);
 
-      const partnerNow = new Map<string, string>();
-      for (const job of ordered) {
-        const partner = isHolding(job) ? job.allocation!.packedWith : undefined;
-        if (partner) partnerNow.set(job.spec.id, partner);
-      }
+      // The job a pending job shares GPUs with now (asked only of pending jobs, so not built for all jobs).
+      const partnerNow = (jobId: string): string | undefined => {
+        const job = ordered[rank.get(jobId)!]!;
+        return (isHolding(job) ? job.allocation!.packedWith : undefined) || undefined;
+      };
       const pairs = choosePairs(edges, flow, placed.members, pending.members, rank, partnerNow);
       const next = new Map(plan);
       for (const { host, guest, edge } of pairs) {
@@ -138,7 +136,7 @@ const choosePairs = <E>(
   placedMembers: readonly string[][],
   pendingMembers: readonly string[][],
   rank: ReadonlyMap<string, number>,
-  partnerNow: ReadonlyMap<string, string>,
+  partnerNow: (jobId: string) => string | undefined,
 ): { host: string; guest: string; edge: ClassEdge & E }[] => {
   const remaining = [...flow];
   const edgeOf = new Map<string, number>();
@@ -157,19 +155,27 @@ const choosePairs = <E>(
     remaining[k]!--;
     pairs.push({ host, guest, edge: edges[k]! });
   };
-  const byRank = (ids: readonly string[], direction: 1 | -1) =>
-    [...ids].sort((x, y) => direction * (rank.get(x)! - rank.get(y)!));
-  const pendingQueues = pendingMembers.map((ids) => byRank(ids, 1));
+  // Pending members are added in the order, so each class is already in rank order.
+  const pendingQueues = pendingMembers;
   pendingQueues.forEach((guests, right) => {
     for (const guest of guests) {
-      const host = partnerNow.get(guest);
+      const host = partnerNow(guest);
       const left = host === undefined ? undefined : placedClassOf.get(host);
       if (host === undefined || left === undefined || taken.has(host)) continue;
       const k = edgeOf.get(`${left}:${right}`);
       if (k !== undefined && remaining[k]! > 0) take(host, guest, k);
     }
   });
-  const placedQueues = placedMembers.map((ids) => byRank(ids, -1));
+  // Placed members come in plan order: each class is sorted (least important first) when an edge first draws on it.
+  const placedQueues: (string[] | undefined)[] = new Array(placedMembers.length);
+  const placedQueue = (c: number): string[] => {
+    let queue = placedQueues[c];
+    if (!queue) {
+      queue = byRankDescending(placedMembers[c]!, rank);
+      placedQueues[c] = queue;
+    }
+    return queue;
+  };
   const placedNext = new Array<number>(placedQueues.length).fill(0);
   const pendingNext = new Array<number>(pendingQueues.length).fill(0);
   const nextFree = (queue: readonly string[], cursor: number[], c: number): string => {
@@ -178,12 +184,19 @@ const choosePairs = <E>(
   };
   edges.forEach((edge, k) => {
     while (remaining[k]! > 0) {
-      const host = nextFree(placedQueues[edge.left]!, placedNext, edge.left);
+      const host = nextFree(placedQueue(edge.left), placedNext, edge.left);
       const guest = nextFree(pendingQueues[edge.right]!, pendingNext, edge.right);
       take(host, guest, k);
     }
   });
   return pairs;
+};
+
+/** Job ids by rank, highest rank (least important) first; ranks are distinct, so the order is total. */
+const byRankDescending = (ids: readonly string[], rank: ReadonlyMap<string, number>): string[] => {
+  const ranked = ids.map((id) => ({ id, rank: rank.get(id)! }));
+  ranked.sort((x, y) => y.rank - x.rank);
+  return ranked.map((r) => r.id);
 };
 
 /** The guest's allocation: the host job's exact GPUs, nothing else of its allocation (no Cell, no ESTs). */

@@ -33,7 +33,7 @@ export const nodePairCost = (
   const shared =
     m * n >= SPARSE_MIN_ENTRIES ? sharedBySparseScan(oldNode, newNode, oldGpus, newGpus) : undefined;
   const matrix = shared ?? new Float64Array(m * n);
-  let any = shared?.some((s) => s > 0) ?? false;
+  let any = shared !== undefined && hasPositive(shared);
   if (!shared) {
     for (let a = 0; a < m; a++) {
       const here = oldNode[a]!;
@@ -55,12 +55,18 @@ export const nodePairCost = (
   return { cost: out + into - best.total, saving: best.total, oldToNew: best.rowToCol };
 };
 
+const hasPositive = (xs: Float64Array): boolean => {
+  for (let k = 0; k < xs.length; k++) if (xs[k]! > 0) return true;
+  return false;
+};
+
 // From this many GPU pairs on (4 × 4 GPUs), the savings matrix is filled from where each job sits, not pair by pair.
 const SPARSE_MIN_ENTRIES = 16;
 
 /**
  * The savings matrix `sharedSaving(old[a], new[b])` for every GPU pair, by visiting only the pairs that share a job:
- * each entry gets the same terms in the same order (the new GPU's jobs in order), so the same bits.
+ * each entry gets the same terms in the same order (the new GPU's jobs in order), so the same bits. A node has a
+ * handful of GPUs, so each job's old GPUs are found by scanning them rather than through a per-pair index.
  */
 const sharedBySparseScan = (
   oldNode: NodeContent,
@@ -70,22 +76,12 @@ const sharedBySparseScan = (
 ): Float64Array => {
   const m = oldNode.length;
   const n = newNode.length;
-  const oldPositions = new Map<number, number[]>();
-  for (let a = 0; a < m; a++) {
-    for (const j of oldNode[a]!) {
-      const list = oldPositions.get(j);
-      // A job listed twice on one GPU counts once there, as `includes` counts it.
-      if (!list) oldPositions.set(j, [a]);
-      else if (list[list.length - 1] !== a) list.push(a);
-    }
-  }
   const shared = new Float64Array(m * n);
   for (let b = 0; b < n; b++) {
     for (const j of newNode[b]!) {
-      const positions = oldPositions.get(j);
-      if (!positions) continue;
       const term = 0.5 / oldGpus[j]! + 0.5 / newGpus[j]!;
-      for (const a of positions) shared[a * n + b]! += term;
+      // A job listed twice on one GPU counts once there, as `includes` counts it.
+      for (let a = 0; a < m; a++) if (oldNode[a]!.includes(j)) shared[a * n + b]! += term;
     }
   }
   return shared;
@@ -94,16 +90,25 @@ const sharedBySparseScan = (
 /**
  * GPU-level assignments of one relabelling, by savings matrix: many node pairs of a round have the same matrix (a
  * node kept with the same jobs on it), and the solver is deterministic, so equal matrices share one solution.
- * Lookup is by a hash of the matrix's bits, confirmed entry by entry. Callers must not modify `rowToCol`.
+ * Lookup is by a hash of the matrix's bits, confirmed entry by entry. Callers must not modify `rowToCol`. One memo may
+ * serve many rounds (the relabel stage keeps one per cluster in the round memo): equal matrices recur round after round.
  */
 export class GpuAssignmentMemo {
   private readonly solved = new Map<number, SolvedMatrix[]>();
+  private entries = 0;
+
+  /** Past `maxEntries` solutions the memo starts over (answers never depend on what it holds). */
+  constructor(private readonly maxEntries = 50_000) {}
 
   solve(shared: Float64Array, rows: number, cols: number): { total: number; rowToCol: Int32Array } {
     const bits = new Int32Array(shared.buffer, shared.byteOffset, shared.length * 2);
     let hash = rows * 31 + cols;
     for (let k = 0; k < bits.length; k++) hash = (Math.imul(hash, 0x01000193) ^ bits[k]!) | 0;
     let bucket = this.solved.get(hash);
+    if (!bucket && this.entries >= this.maxEntries) {
+      this.solved.clear();
+      this.entries = 0;
+    }
     if (!bucket) {
       bucket = [];
       this.solved.set(hash, bucket);
@@ -112,6 +117,7 @@ export class GpuAssignmentMemo {
     const best = maxWeightAssignment(shared, rows, cols);
     const entry = { rows, matrix: Float64Array.from(shared), total: best.total, rowToCol: best.rowToCol };
     bucket.push(entry);
+    this.entries++;
     return entry;
   }
 }

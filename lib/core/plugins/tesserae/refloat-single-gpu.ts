@@ -44,12 +44,13 @@ export const refloatSingleGpuWork = (input: RefloatInput): void => {
   for (let l = 0; l < total; l++) if (occupied[l] && !pinned[l]) floating.push(l);
   if (floating.length === 0) return;
 
-  const oldPositions = new Map<number, number[]>();
+  // Each job number's old GPUs, ascending (job numbers are dense: an array, not a map).
+  const oldPositions = new Array<number[] | undefined>(oldGpus.length);
   for (let s = 0; s < total; s++) {
     for (const j of content(contentOld, s)) {
-      const list = oldPositions.get(j) ?? [];
-      list.push(s);
-      oldPositions.set(j, list);
+      const list = oldPositions[j];
+      if (list) list.push(s);
+      else oldPositions[j] = [s];
     }
   }
 
@@ -60,7 +61,7 @@ export const refloatSingleGpuWork = (input: RefloatInput): void => {
   for (const l of floating) {
     const jobs = content(contentNew, l);
     const candidates = new Set<number>();
-    for (const j of jobs) for (const s of oldPositions.get(j) ?? []) if (slotOf[s]! >= 0) candidates.add(s);
+    for (const j of jobs) for (const s of oldPositions[j] ?? []) if (slotOf[s]! >= 0) candidates.add(s);
     if (candidates.size === 0) continue;
     const r = rows.length;
     rows.push(l);

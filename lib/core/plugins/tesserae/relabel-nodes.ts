@@ -20,17 +20,17 @@ export const relabelNodes = (
   contentNew: readonly NodeContent[],
   oldGpus: ArrayLike<number>,
   newGpus: ArrayLike<number>,
+  memo: GpuAssignmentMemo = new GpuAssignmentMemo(),
 ): Int32Array => {
   const n = cls.hosts.length;
   const g = cls.gpus;
-  const oldNodesOf = nodesOfJobs(contentOld);
-  const newNodesOf = nodesOfJobs(contentNew);
+  const oldNodesOf = nodesOfJobs(contentOld, oldGpus.length);
+  const newNodesOf = nodesOfJobs(contentNew, newGpus.length);
   const candidates = new Map<number, { q: number; saving: number; oldToNew: Int32Array }[]>();
   const seen = new Set<number>();
-  const memo = new GpuAssignmentMemo();
-  for (const [j, olds] of oldNodesOf) {
-    for (const p of olds) {
-      for (const q of newNodesOf.get(j) ?? []) {
+  for (const j of oldNodesOf.order) {
+    for (const p of oldNodesOf.nodes[j]!) {
+      for (const q of newNodesOf.nodes[j] ?? []) {
         const key = p * n + q;
         if (seen.has(key)) continue;
         seen.add(key);
@@ -91,19 +91,28 @@ export const relabelNodes = (
   return map;
 };
 
-/** For each job number, the nodes holding it, in node order. */
-const nodesOfJobs = (content: readonly NodeContent[]): Map<number, number[]> => {
-  const nodes = new Map<number, number[]>();
+/**
+ * For each job number (dense, below `jobs`), the nodes holding it, in node order; and the job numbers in the order
+ * they are first met (nodes in order, each node's GPUs in order).
+ */
+const nodesOfJobs = (
+  content: readonly NodeContent[],
+  jobs: number,
+): { nodes: (number[] | undefined)[]; order: number[] } => {
+  const nodes = new Array<number[] | undefined>(jobs);
+  const order: number[] = [];
   content.forEach((node, p) => {
-    for (const jobs of node) {
-      for (const j of jobs) {
-        const list = nodes.get(j);
-        if (!list) nodes.set(j, [p]);
-        else if (list[list.length - 1] !== p) list.push(p);
+    for (const jobsOnGpu of node) {
+      for (const j of jobsOnGpu) {
+        const list = nodes[j];
+        if (!list) {
+          nodes[j] = [p];
+          order.push(j);
+        } else if (list[list.length - 1] !== p) list.push(p);
       }
     }
   });
-  return nodes;
+  return { nodes, order };
 };
 
 /** old GPU a → new GPU b, turned into new GPU b → old GPU a; GPUs the mapping leaves out pair up in order. */

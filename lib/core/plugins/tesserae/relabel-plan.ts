@@ -1,6 +1,6 @@
 import type { Host, HostSlice } from '../../model/cluster.ts';
 import type { Allocation } from '../../model/plan.ts';
-import { moveCost, sharedSaving } from './node-pair-cost.ts';
+import { GpuAssignmentMemo, moveCost, sharedSaving } from './node-pair-cost.ts';
 import { refloatSingleGpuWork } from './refloat-single-gpu.ts';
 import { relabelNodes } from './relabel-nodes.ts';
 
@@ -21,6 +21,8 @@ export interface RelabelInput {
    * across it, so a plan that keeps a job within one rack stays within one rack. Default: none.
    */
   readonly classOf?: (host: Host) => string;
+  /** GPU-level assignments solved before, in this round or earlier ones: the same answers without solving again. */
+  readonly assignments?: GpuAssignmentMemo;
 }
 
 export interface RelabelResult {
@@ -45,6 +47,7 @@ export interface NodeClass {
  * plan groups small jobs into nodes differently from the old one.
  */
 export const relabelPlan = (input: RelabelInput): RelabelResult => {
+  const assignments = input.assignments ?? new GpuAssignmentMemo();
   const classes = new Map<string, NodeClass>();
   const where = new Map<string, { cls: NodeClass; index: number }>();
   for (const host of input.hosts) {
@@ -122,7 +125,7 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
     const n = cls.hosts.length;
     const { contentOld, contentNew, pinned, occupied } = contents.get(cls)!;
 
-    const map = relabelNodes(cls, contentOld, contentNew, oldGpus, newGpus);
+    const map = relabelNodes(cls, contentOld, contentNew, oldGpus, newGpus, assignments);
     if (input.floatSingleGpuWork ?? true) {
       refloatSingleGpuWork({
         gpus: cls.gpus,

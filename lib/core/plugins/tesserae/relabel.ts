@@ -1,9 +1,14 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { FreeGpus } from '../../framework/free-gpus.ts';
+import { memoKey } from '../../framework/round-memo.ts';
 import type { MigrateStage } from '../../framework/stages.ts';
 import type { Host } from '../../model/cluster.ts';
 import type { Allocation, Plan } from '../../model/plan.ts';
+import { GpuAssignmentMemo } from './node-pair-cost.ts';
 import { relabelPlan } from './relabel-plan.ts';
+
+/** Node pairs' GPU assignments, kept between rounds per cluster (the solver is deterministic: same answers). */
+const GPU_ASSIGNMENTS = memoKey<GpuAssignmentMemo>('tesserae/gpu-assignments');
 
 /**
  * Tesserae's migration-minimising relabelling as a stage: the plan's host and GPU ids are read as logical names
@@ -24,7 +29,14 @@ export const relabelWithin = (
   const current = new Map<string, Allocation>();
   for (const job of ordered) if (isHolding(job)) current.set(job.spec.id, job.allocation!);
   const hosts = ctx.cluster.hosts.filter((h) => h.state !== 'lost' && h.state !== 'draining');
-  const { plan: physical } = relabelPlan({ hosts, current, plan, ...(classOf ? { classOf } : {}) });
+  const assignments = ctx.memo.of(ctx.cluster, GPU_ASSIGNMENTS, () => new GpuAssignmentMemo());
+  const { plan: physical } = relabelPlan({
+    hosts,
+    current,
+    plan,
+    assignments,
+    ...(classOf ? { classOf } : {}),
+  });
   moveReservations(free, plan, physical);
   return physical;
 };

@@ -61,6 +61,19 @@ describe('FreeGpus', () => {
     assert.equal(free.find('A100', 8)?.level, 'machine');
   });
 
+  test('tryReserve reserves only when every GPU is free, and leaves everything as it was when not', () => {
+    const free = new FreeGpus(twoRacks());
+    assert.equal(free.tryReserve(on('A100', ['g0-h0', [0, 1]], ['g0-h1', [3]])), true);
+    assert.equal(free.freeOf('A100'), 29);
+    assert.equal(free.isFree('g0-h1', 3), false);
+    // One taken GPU (g0-h0 #1) or one unknown host: nothing is reserved.
+    assert.equal(free.tryReserve(on('A100', ['g0-h1', [0]], ['g0-h0', [1]])), false);
+    assert.equal(free.tryReserve(on('A100', ['g0-h1', [0]], ['g0-h9', [0]])), false);
+    assert.equal(free.freeOf('A100'), 29);
+    assert.equal(free.isFree('g0-h1', 0), true);
+    assert.equal(free.canReserve(on('A100', ['g0-h1', [0, 1, 2]])), true);
+  });
+
   test('first fit takes GPUs in host order regardless of topology', () => {
     const free = new FreeGpus(twoRacks());
     free.reserve(on('A100', ['g0-h0', [0, 1, 2, 3, 4, 5]]));

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ThroughputQuery } from '../../../../lib/core/model/perf.ts';
-import { ThroughputMemo, throughputKey } from '../../../../lib/core/perf/memo.ts';
+import {
+  ColocationMemo,
+  colocationKey,
+  ThroughputMemo,
+  throughputKey,
+} from '../../../../lib/core/perf/memo.ts';
 
 const query = (overrides: Partial<ThroughputQuery> = {}): ThroughputQuery => ({
   model: 'resnet50',
@@ -36,5 +41,33 @@ describe('ThroughputMemo', () => {
     // Asked again, as fresh objects: every answer is the first one, none is computed twice.
     for (const q of variants) assert.equal(get(structuredClone(q)), throughputKey(q));
     assert.equal(computed.length, variants.length);
+  });
+});
+
+describe('ColocationMemo', () => {
+  test('equal pairs share an entry; pairs that differ in any part (or in order) do not', () => {
+    const memo = new ColocationMemo<string>();
+    const computed: string[] = [];
+    const get = (...q: Parameters<typeof colocationKey>) =>
+      memo.get(...q, () => {
+        computed.push(colocationKey(...q));
+        return colocationKey(...q);
+      });
+    const a = { model: 'resnet50', batchSize: 32 };
+    const b = { model: 'bert', batchSize: 16 };
+    const variants: Parameters<typeof colocationKey>[] = [
+      ['A100', 2, a, b],
+      ['A100', 2, b, a],
+      ['V100', 2, a, b],
+      ['A100', 4, a, b],
+      ['A100', 2, { ...a, batchSize: 64 }, b],
+      ['A100', 2, a, { ...b, model: 'gpt2' }],
+    ];
+    for (const v of variants) assert.equal(get(...v), colocationKey(...v));
+    for (const v of variants) assert.equal(get(...v), colocationKey(...v));
+    assert.deepEqual(
+      computed,
+      variants.map((v) => colocationKey(...v)),
+    );
   });
 });

@@ -87,4 +87,16 @@ describe('node-pair cost with a shared assignment memo', () => {
     assert.equal(a.oldToNew, b.oldToNew);
     assert.deepEqual([...a.oldToNew], [0, 1]);
   });
+
+  test('past its size it starts over, and still answers as solving afresh does', () => {
+    const gpus = [1, 1, 1, 1];
+    const memo = new GpuAssignmentMemo(1);
+    const first = nodePairCost([[0], [1]], [[0], [1]], gpus, gpus, memo);
+    // A second matrix fills the memo past one entry: the first one's solution is solved again, equal but new.
+    const other = nodePairCost([[0], [1]], [[1], [0]], gpus, gpus, memo);
+    const again = nodePairCost([[0], [1]], [[0], [1]], gpus, gpus, memo);
+    assert.notEqual(again.oldToNew, first.oldToNew);
+    assert.deepEqual(again, first);
+    assert.deepEqual(other, nodePairCost([[0], [1]], [[1], [0]], gpus, gpus));
+  });
 });
