@@ -90,16 +90,19 @@ const batchSetup = (jobs: number, cluster: string): FlagshipSetup => ({
   },
 });
 
-/** EasyScale's mixed experiment: rigid guaranteed jobs at half the cluster plus as much elastic best-effort work. */
-const mixedElasticSetup = (jobs: number, cluster: string): FlagshipSetup => ({
-  name: `guaranteed+elastic:${jobs}@${cluster}`,
+/**
+ * EasyScale's mixed experiment: rigid guaranteed jobs at half the cluster plus as much elastic best-effort work
+ * (`load` per tier; other loads only for checks beyond the matrix).
+ */
+export const mixedElasticSetup = (jobs: number, cluster: string, load = 0.5): FlagshipSetup => ({
+  name: `guaranteed+elastic:${jobs}@${cluster}${load === 0.5 ? '' : `/load${load}`}`,
   build: (perf, _truth, seed) => {
     const c = loadCluster(cluster);
     const philly = sliceTrace(readTrace(phillyTracePath(), { format: 'philly' }), {
       skipDays: PHILLY_BUSY_WEEK_START_DAY,
     });
     const rows = phillyRows(philly, jobs);
-    const common = { seed, cluster: c, perf, load: 0.5 };
+    const common = { seed, cluster: c, perf, load };
     const guaranteedRows = rows.filter((_, i) => i % 2 === 0);
     const elasticRows = rows.filter((_, i) => i % 2 === 1);
     const guaranteed = easyScaleWorkload(guaranteedRows, {

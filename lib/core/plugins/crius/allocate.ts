@@ -18,6 +18,7 @@ import {
   meetsDeadline,
   rawCell,
 } from './job-cells.ts';
+import { type ReclaimFasterOptions, reclaimFaster } from './reclaim-faster.ts';
 import {
   admissionConfigs,
   applyChoice,
@@ -60,6 +61,8 @@ export interface CriusAllocateOptions extends CellOptions {
   readonly estimator: CellEstimator;
   /** When nobody waits, exchange types between admitted jobs so the longest get the fastest (tessera; not Crius). */
   readonly typeSwap?: Omit<TypeSwapOptions, 'restartSeconds'>;
+  /** A waiting job takes a clearly faster Cell from jobs later in the order (tessera; `reclaim-faster.ts`). */
+  readonly reclaimFaster?: ReclaimFasterOptions;
 }
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
@@ -164,6 +167,15 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       const choice: Choice | undefined = s.budget.exhausted
         ? directFit(cells, vc)
         : scaleResource(cells, s, cache);
+      const victims =
+        choice && o.reclaimFaster && !s.budget.exhausted
+          ? reclaimFaster(cells, choice.admit, vc, byId, rank.get(job.spec.id)!, s.budget, o.reclaimFaster)
+          : undefined;
+      if (victims) {
+        // Displaced jobs come later in the order: they compete again after this one, in order.
+        for (const id of victims) insertByRank(queue, i + 1, byId.get(id)!, rank);
+        continue;
+      }
       if (choice) {
         applyChoice(choice, vc);
         continue;

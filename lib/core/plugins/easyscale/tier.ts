@@ -42,7 +42,9 @@ export interface ElasticTierOptions extends JobModelOptions, InterJobOptions {
 
 export const DEFAULT_ELASTIC_TIER: ElasticTierOptions = { homogeneousOnly: false };
 
-const isElastic = (job: JobState): boolean => job.spec.elastic !== undefined;
+/** An elastic (EasyScale) job: it runs on any GPU count up to maxP, so it can yield GPUs and go on. */
+export const isElasticJob = (job: JobState): boolean => job.spec.elastic !== undefined;
+const isElastic = isElasticJob;
 
 /** Elastic jobs in the order stage's order (the order stage alone decides who goes first). */
 const elasticJobs = (ordered: readonly JobState[]): JobState[] => ordered.filter(isElastic);

@@ -5,7 +5,7 @@ import { criusAllocate } from '../crius/allocate.ts';
 import { DEFAULT_CRIUS_OPTIONS } from '../crius/policies.ts';
 import { costAwareDelay } from '../dally/cost-aware-delay.ts';
 import { reconsolidate } from '../dally/reconsolidate.ts';
-import { withElasticTier } from '../easyscale/tier.ts';
+import { isElasticJob, withElasticTier } from '../easyscale/tier.ts';
 import { maxWeightPacking } from '../tesserae/max-weight-packing.ts';
 import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
@@ -15,8 +15,9 @@ import { relabelWithinRacks } from './relabel-within-racks.ts';
  * Guaranteed jobs, one job per stage:
  * - order: shortest remaining time first with a makespan guard (the only stage that decides who goes first);
  * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
- *   from jobs later in the order; when nobody waits, the jobs with the most work left get the fastest types (type
- *   swap) and running jobs scale up;
+ *   from jobs later in the order, also when elastic jobs there hold GPUs of a Cell ≥ 10 % faster than the one it
+ *   could get without them (guaranteed first, elastic on spare); when nobody waits, the jobs with the most work left
+ *   get the fastest types (type swap) and running jobs scale up;
  * - place: consolidated, keeping unchanged allocations, with Dally's delay timers in their cost-aware form, running
  *   jobs re-consolidated onto one machine (or rack) when that saves more than a restart; then
  *   Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling, inside the
@@ -31,6 +32,7 @@ const guaranteed: Policy = {
     ...DEFAULT_CRIUS_OPTIONS,
     name: 'tessera',
     typeSwap: { remainingIterations: estimatedRemainingIterations, maxPairs: 4096 },
+    reclaimFaster: { minGain: 0.1, victim: isElasticJob },
   }),
   place: placeThenPackAndMigrate(
     reconsolidate(
