@@ -414,12 +414,15 @@ const fromShared = (
   const own = calibration?.cells[job.spec.id];
   const current = currentConfig(job, ctx, estimator, reference);
   if (!own && !current) return { job, configs: shared.configs, reference };
+  // A running job's own ratio is usually of the Cell it holds: that Cell is then the only one to replace (no other
+  // Cell has its key), and no key needs comparing.
+  const ownElsewhere = own !== undefined && !(current !== undefined && own.cell === current.key);
   let configs: CellConfig[] | undefined;
   for (let i = 0; i < shared.configs.length; i++) {
     const c = shared.configs[i]!;
     let mine: CellConfig | undefined;
     if (current && c.gpuType === current.gpuType && c.gpus === current.gpus) mine = current;
-    else if (own && own.cell === c.key) {
+    else if (ownElsewhere && own.cell === c.key) {
       const r = shared.sources[i]!;
       mine = config(calibration, job.spec.id, r.type, r.gpus, r.raw, reference, r.key, r.efficiencyKey);
     }
