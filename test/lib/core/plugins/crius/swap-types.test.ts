@@ -131,8 +131,9 @@ describe('type swap: the precomputed pass', () => {
     gpus: fc.constantFrom(1, 2, 4),
     type: fc.constantFrom(...TYPES),
     holding: fc.boolean(),
-    elastic: fc.boolean(),
-    noCells: fc.boolean(),
+    // Mostly swappable jobs, so that swaps happen; some elastic or without Cells for the early exits.
+    elastic: fc.constantFrom(false, false, false, true),
+    noCells: fc.constantFrom(false, false, false, true),
     iterations: fc.integer({ min: 1, max: 1_000_000 }),
     progress: fc.integer({ min: 0, max: 1_000_000 }),
     rates: fc.array(fc.option(fc.double({ min: 0, max: 10, noNaN: true }), { nil: undefined }), {
@@ -175,7 +176,7 @@ describe('type swap: the precomputed pass', () => {
         if (swaps > 0) swapped++;
         assert.deepEqual([...fast.vc.entries()], [...slow.vc.entries()]);
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed: 11 },
     );
     // The draws must exercise swapping, not only the early exits.
     assert.ok(swapped > 20, `only ${swapped} runs swapped`);
