@@ -414,7 +414,8 @@ export const simulate = (input: SimInput): SimResult => {
     advance(t);
 
     let changed = false;
-    for (const job of [...active.values()]) {
+    // `end` deletes the job it ends from `active`: deleting the entry being visited is safe in a Map's iteration.
+    for (const job of active.values()) {
       if (job.allocation && job.work - job.progress <= EPSILON * Math.max(1, job.work)) {
         job.progress = job.work;
         end(job, 'completed');

@@ -36,8 +36,20 @@ export interface WaitInput {
  * the plan is final). Pure; O((planned + waiting) · types · log n).
  */
 export const waitInfo = (input: WaitInput): Map<string, WaitInfo> => {
-  const { ctx, plan } = input;
+  const { plan } = input;
   const waiting = input.ordered.filter((job) => !plan.has(job.spec.id));
+  const out = new Map<string, WaitInfo>();
+  // Nobody waits (most rounds on a large cluster): no start to estimate, so no holder's finish either.
+  if (waiting.length > 0) waitingInfo(input, waiting, out);
+  input.unschedulable.forEach((u, i) => {
+    out.set(u.jobId, { queuePosition: waiting.length + i + 1, waitReason: `unschedulable: ${u.reason}` });
+  });
+  return out;
+};
+
+/** Queue position, reason and estimated start of each waiting job, into `out`. */
+const waitingInfo = (input: WaitInput, waiting: readonly JobState[], out: Map<string, WaitInfo>): void => {
+  const { ctx } = input;
   const throughput = cachedThroughput(ctx);
   const holds = new Map<string, DelayHold>();
   const reasons = waiting.map((job, i) => reasonFor(job, i, input, holds));
@@ -47,7 +59,6 @@ export const waitInfo = (input: WaitInput): Map<string, WaitInfo> => {
     holders(input, throughput),
     waiting.map((job) => waiter(job, input, throughput)),
   );
-  const out = new Map<string, WaitInfo>();
   waiting.forEach((job, i) => {
     const hold = holds.get(job.spec.id);
     const simulated = starts.get(job.spec.id);
@@ -58,10 +69,6 @@ export const waitInfo = (input: WaitInput): Map<string, WaitInfo> => {
       ...(start !== undefined ? { estimatedStart: start } : {}),
     });
   });
-  input.unschedulable.forEach((u, i) => {
-    out.set(u.jobId, { queuePosition: waiting.length + i + 1, waitReason: `unschedulable: ${u.reason}` });
-  });
-  return out;
 };
 
 const reasonFor = (job: JobState, index: number, input: WaitInput, holds: Map<string, DelayHold>): string => {

@@ -74,12 +74,8 @@ const JOB_CELLS =
     'crius job cells',
   );
 
-const cellsFor = (
-  job: JobState,
-  ctx: RoundContext,
-  o: CriusAllocateOptions,
-  deadlines = o.deadlines,
-): JobCells => {
+/** The round's Cells by job id for these options and this calibration (resolve once, then look up per job). */
+const roundCells = (ctx: RoundContext, o: CriusAllocateOptions, deadlines: boolean): CellsByJob => {
   const byCalibration = ctx.scratch.get(JOB_CELLS, () => new Map());
   let byOptions = byCalibration.get(ctx.state.cellCalibration);
   if (!byOptions) {
@@ -91,7 +87,17 @@ const cellsFor = (
     caches = [new Map(), new Map()];
     byOptions.set(o, caches);
   }
-  const cache = caches[deadlines ? 1 : 0];
+  return caches[deadlines ? 1 : 0];
+};
+
+/** The job's Cells from the round's `cache` (as `roundCells` gave it for `deadlines`), made on first use. */
+const cellsIn = (
+  cache: CellsByJob,
+  job: JobState,
+  ctx: RoundContext,
+  o: CriusAllocateOptions,
+  deadlines: boolean,
+): JobCells => {
   let cells = cache.get(job.spec.id);
   if (!cells) {
     o.estimator.learn(job.spec);
@@ -108,8 +114,9 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
 
   reject(jobs, ctx): Rejection[] {
     const out: Rejection[] = [];
+    const cache = roundCells(ctx, o, false);
     for (const job of jobs) {
-      const any = cellsFor(job, ctx, o, false);
+      const any = cellsIn(cache, job, ctx, o, false);
       if (any.configs.length === 0 && !isHolding(job)) {
         out.push({ jobId: job.spec.id, reason: noCellReason(job, ctx, o) });
         continue;
@@ -132,9 +139,12 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     const rank = new Map(ordered.map((j, i) => [j.spec.id, i]));
     const vc = new VirtualAllocation(capacity, (id) => rank.get(id) ?? 0);
     const byId = new Map(ordered.map((j) => [j.spec.id, j]));
+    // The state (and so the calibration) is the same throughout the stage: look the round's Cells up once.
+    const roundCache = roundCells(ctx, o, o.deadlines);
+    const cellsOfJob = (job: JobState): JobCells => cellsIn(roundCache, job, ctx, o, o.deadlines);
     const cellsOf = (jobId: string): JobCells | undefined => {
       const job = byId.get(jobId);
-      return job ? cellsFor(job, ctx, o) : undefined;
+      return job ? cellsOfJob(job) : undefined;
     };
     const s: SearchContext = {
       vc,
@@ -151,7 +161,7 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
         queue.push(job);
         continue;
       }
-      const current = cellsFor(job, ctx, o).current ?? heldAsIs(job);
+      const current = cellsOfJob(job).current ?? heldAsIs(job);
       if (vc.fits(current)) vc.assign(job.spec.id, current);
       else queue.push(job); // its type shrank (hosts lost): it competes again
     }
@@ -159,7 +169,7 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     const pending: JobState[] = [];
     for (let i = 0; i < queue.length; i++) {
       const job = queue[i]!;
-      const cells = cellsFor(job, ctx, o);
+      const cells = cellsOfJob(job);
       if (cells.configs.length === 0) {
         pending.push(job);
         continue;
@@ -206,9 +216,10 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
 
   nextState(ordered, _plan, ctx): SchedulerState {
     const observations: Observation[] = [];
+    const cache = roundCells(ctx, o, o.deadlines);
     for (const job of ordered) {
       if (!isHolding(job) || !(job.measuredThroughput !== undefined && job.measuredThroughput > 0)) continue;
-      const current = cellsFor(job, ctx, o).current;
+      const current = cellsIn(cache, job, ctx, o, o.deadlines).current;
       if (!current) continue;
       // The raw estimate behind the calibrated rate: undo the calibration the config carries.
       const raw = heldEstimate(job, ctx, o.estimator, () => rawEstimate(job, ctx, o.estimator));

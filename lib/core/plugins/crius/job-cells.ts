@@ -1,3 +1,4 @@
+import { internedKey } from '../../framework/capacity-key.ts';
 import { isHolding } from '../../framework/compare.ts';
 import { allowedTypes, bestShape } from '../../framework/estimates.ts';
 import { memoKey } from '../../framework/round-memo.ts';
@@ -191,7 +192,7 @@ const CAPACITY_KEY = scratchKey<readonly [string, string]>('capacity key');
 const capacityKey = (ctx: RoundContext): readonly [string, string] =>
   ctx.scratch.get(CAPACITY_KEY, () => {
     const capacity = [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(',');
-    return [`${capacity}|false`, `${capacity}|true`];
+    return [internedKey(ctx, `${capacity}|false`), internedKey(ctx, `${capacity}|true`)];
   });
 
 const staticCells = (
@@ -414,12 +415,15 @@ const fromShared = (
   const own = calibration?.cells[job.spec.id];
   const current = currentConfig(job, ctx, estimator, reference);
   if (!own && !current) return { job, configs: shared.configs, reference };
+  // A running job's own ratio is usually of the Cell it holds: that Cell is then the only one to replace (no other
+  // Cell has its key), and no key needs comparing.
+  const ownElsewhere = own !== undefined && !(current !== undefined && own.cell === current.key);
   let configs: CellConfig[] | undefined;
   for (let i = 0; i < shared.configs.length; i++) {
     const c = shared.configs[i]!;
     let mine: CellConfig | undefined;
     if (current && c.gpuType === current.gpuType && c.gpus === current.gpus) mine = current;
-    else if (own && own.cell === c.key) {
+    else if (ownElsewhere && own.cell === c.key) {
       const r = shared.sources[i]!;
       mine = config(calibration, job.spec.id, r.type, r.gpus, r.raw, reference, r.key, r.efficiencyKey);
     }
@@ -427,8 +431,28 @@ const fromShared = (
     configs ??= [...shared.configs];
     configs[i] = mine;
   }
-  if (configs) configs.sort(byValue);
-  return { job, configs: configs ?? shared.configs, reference, ...(current ? { current } : {}) };
+  if (configs) sortNearlySorted(configs);
+  return current
+    ? { job, configs: configs ?? shared.configs, reference, current }
+    : { job, configs: configs ?? shared.configs, reference };
+};
+
+/**
+ * `configs.sort(byValue)` for an array sorted but for one or two replaced entries, by insertion (a few comparisons
+ * instead of a general sort per job and round). `byValue` is a total order on a job's Cells (no two share type and
+ * count), so the result is the one any sort gives.
+ */
+const sortNearlySorted = (configs: CellConfig[]): void => {
+  for (let i = 1; i < configs.length; i++) {
+    const c = configs[i]!;
+    let j = i - 1;
+    if (byValue(configs[j]!, c) <= 0) continue;
+    while (j >= 0 && byValue(configs[j]!, c) > 0) {
+      configs[j + 1] = configs[j]!;
+      j--;
+    }
+    configs[j + 1] = c;
+  }
 };
 
 interface SharedConfigs {

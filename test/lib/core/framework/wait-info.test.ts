@@ -94,6 +94,8 @@ describe('why a job waits, its place in the queue and when it should start', () 
       getPolicy('srtf'),
     );
     assert.equal(out.plan.has('ok'), true);
+    // Nobody else waits: the unschedulable job is the only entry.
+    assert.deepEqual([...out.waiting.keys()], ['huge']);
     const huge = out.waiting.get('huge');
     assert.equal(huge?.queuePosition, 1);
     assert.match(huge?.waitReason ?? '', /^unschedulable: /);
