@@ -5,7 +5,8 @@
 // Files run two (or one a core, if more) at a time: most of the slow ones spend their time waiting on servers,
 // agents, rounds and heartbeats rather than computing, and Node's own default (cores − 1) runs them one by one on
 // a 2-core machine. The slowest files start first, so no long file begins near the end and runs on alone.
-// TESSERA_TEST_CONCURRENCY (or --test-concurrency=N) overrides the number.
+// TESSERA_TEST_CONCURRENCY overrides the number. Flags for the runner (--test-name-pattern=…) switch to plain
+// `node --test`, which keeps the concurrency but runs the files in path order.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -26,6 +27,7 @@ const SLOW_FIRST = [
   'test/faults/fence.test.ts',
   'test/bin/cli.test.ts',
   'test/integration/gang.test.ts',
+  'test/integration/cdk-synth.test.ts',
   'test/bin/cli-usability.test.ts',
   'test/agents/host/agent-s3-checkpoints.test.ts',
   'test/integration/',
@@ -60,21 +62,14 @@ const files = found
   .sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index);
 
 const concurrency = Number(process.env.TESSERA_TEST_CONCURRENCY) || Math.max(2, availableParallelism());
-const concurrencyFlag = flags.some((f) => f.startsWith('--test-concurrency'))
-  ? []
-  : [`--test-concurrency=${concurrency}`];
-// The usual spec report, then the slowest files (unless the caller chose reporters).
-const reporterFlags = flags.some((f) => f.startsWith('--test-reporter'))
-  ? []
-  : [
-      '--test-reporter=spec',
-      '--test-reporter-destination=stdout',
-      `--test-reporter=${join(import.meta.dirname, 'test-file-times.mjs')}`,
-      '--test-reporter-destination=stdout',
-    ];
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', ...concurrencyFlag, ...reporterFlags, ...flags, ...files.map((f) => f.file)],
-  { stdio: 'inherit' },
-);
+const paths = files.map((f) => f.file);
+// Flags for Node's runner (e.g. --test-name-pattern=…) go to plain `node --test`, which runs the files in path order.
+const args =
+  flags.length > 0
+    ? ['--test', `--test-concurrency=${concurrency}`, ...flags, ...paths]
+    : [join(import.meta.dirname, 'run-test-files.mjs'), ...paths];
+const result = spawnSync(process.execPath, ['--import', 'tsx', ...args], {
+  stdio: 'inherit',
+  env: { ...process.env, TESSERA_TEST_CONCURRENCY: String(concurrency) },
+});
 process.exit(result.status ?? 1);
