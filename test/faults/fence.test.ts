@@ -6,26 +6,17 @@
 // on both at once — and finishes; when the partition heals, the fenced agent's outbox is delivered and it runs
 // nothing. Prints a case → outcome row like the fault suite.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildAgent } from '../../agents/host/build.ts';
-import { tableNames } from '../../lib/aws/environment.ts';
 import type { JobItem } from '../../lib/aws/items/job-item.ts';
-import { pidsWithEnv, signalAll } from '../../lib/local/cloud/process-marks.ts';
-import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
 import { fenceTermsFor } from '../../lib/protocol/fence.ts';
 import { assertNoOrphans, isAlive, SIM_TRAINER, tempDir } from '../agents/host/helpers.ts';
-import {
-  admitHosts,
-  eventually,
-  fifoWithoutLaunches,
-  invokeRound,
-  submit,
-} from '../integration/support/fixtures.ts';
-import { type ControlPlane, REGION, startControlPlane } from '../integration/support/local-stack.ts';
+import { AgentHosts, roundEverySecond } from '../integration/support/agent-hosts.ts';
+import { admitHosts, eventually, fifoWithoutLaunches, submit } from '../integration/support/fixtures.ts';
+import { type ControlPlane, startControlPlane } from '../integration/support/local-stack.ts';
 import { audit } from './support/audit.ts';
 import { Partition } from './support/partition.ts';
 
@@ -40,95 +31,44 @@ const RUN = randomBytes(6).toString('hex');
 const dir = tempDir('tessera-fence-');
 const stepLog = join(dir.path, 'steps.jsonl');
 let cp: ControlPlane;
+let hosts: AgentHosts;
 const relays = new Map<string, Partition>();
-const agents = new Map<string, ChildProcess>();
-const pids = new Set<number>();
-let rounds: NodeJS.Timeout | undefined;
+let stopRounds: (() => void) | undefined;
 
 before(async () => {
   cp = await startControlPlane(fifoWithoutLaunches(HEARTBEAT_TIMEOUT_SECONDS));
   cp.runner.startEventSources(['telemetry']);
   const [bundle] = await buildAgent(join(dir.path, 'agent'));
+  hosts = new AgentHosts({ cp, bundle: bundle!, dir: dir.path, mark: HOST_MARK, run: RUN });
   await admitHosts(cp, ...HOSTS);
   for (const hostId of HOSTS) {
     const relay = await Partition.open(cp.endpointUrl);
     relays.set(hostId, relay);
-    startAgent(bundle!, hostId, relay.url);
+    const log = openSync(join(dir.path, `${hostId}.log`), 'a');
+    hosts.start(hostId, {
+      endpointUrl: relay.url,
+      // A partitioned SDK call fails at once (connection refused); a few retries, not minutes of them.
+      env: { AWS_MAX_ATTEMPTS: '2' },
+      stdio: ['ignore', log, log],
+    });
   }
-  await eventually(
-    async () => {
-      const hosts = await Promise.all(HOSTS.map((h) => cp.hosts.get(h)));
-      return hosts.every((h) => h?.state === 'active') ? true : undefined;
-    },
-    'two agents registered',
-    30_000,
-  );
-  const tick = () => {
-    rounds = setTimeout(async () => {
-      await invokeRound(cp).catch(() => undefined);
-      if (rounds) tick();
-    }, 1_000);
-  };
-  tick();
+  await hosts.registered(HOSTS, 'two agents registered');
+  stopRounds = roundEverySecond(cp);
 });
 
 after(async () => {
-  clearTimeout(rounds);
-  rounds = undefined;
-  for (const hostId of HOSTS) {
-    const all = pidsWithEnv(HOST_MARK, `${RUN}/${hostId}`);
-    for (const pid of all) pids.add(pid);
-    signalAll(all, 'SIGKILL');
-  }
+  stopRounds?.();
+  for (const hostId of HOSTS) hosts?.kill(hostId);
   await Promise.all([...relays.values()].map((r) => r.cut()));
-  await assertNoOrphans(pids).finally(async () => {
+  await assertNoOrphans(hosts?.pids ?? []).finally(async () => {
     await cp?.stop();
     dir.cleanup();
   });
 });
 
-function startAgent(bundle: string, hostId: string, endpointUrl: string): void {
-  const credentials = localHostCredentials(hostId);
-  const log = openSync(join(dir.path, `${hostId}.log`), 'a');
-  const child = spawn(
-    process.execPath,
-    [
-      bundle,
-      '--mode=local',
-      `--host-id=${hostId}`,
-      `--state-dir=${join(dir.path, hostId)}`,
-      `--desired-state=dynamodb:${tableNames(cp.runner.environment('round')).hosts}`,
-      `--telemetry=sqs:${cp.queueUrl('QueuesTelemetry')}`,
-      '--gpus=sim:2xA10G',
-      '--address=127.0.0.1',
-      '--poll-ms=300',
-      '--heartbeat-ms=1000',
-      '--flush-ms=200',
-      '--progress-interval-ms=1000',
-      '--checkpoint-timeout-ms=10000',
-    ],
-    {
-      env: {
-        ...process.env,
-        AWS_ENDPOINT_URL: endpointUrl,
-        AWS_REGION: REGION,
-        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-        // A partitioned SDK call fails at once (connection refused); a few retries, not minutes of them.
-        AWS_MAX_ATTEMPTS: '2',
-        [HOST_MARK]: `${RUN}/${hostId}`,
-      },
-      stdio: ['ignore', log, log],
-      detached: true,
-    },
-  );
-  if (child.pid !== undefined) pids.add(child.pid);
-  agents.set(hostId, child);
-}
-
 /** Live worker processes of a host (its processes other than the agent). */
 const workersOn = (hostId: string): number[] =>
-  pidsWithEnv(HOST_MARK, `${RUN}/${hostId}`).filter((pid) => pid !== agents.get(hostId)?.pid && isAlive(pid));
+  hosts.processesOf(hostId).filter((pid) => pid !== hosts.agents.get(hostId)?.pid && isAlive(pid));
 
 interface StepLine {
   generation: number;

@@ -6,16 +6,12 @@
 // the job again from its checkpoint on the two live hosts, where it finishes with exactly the bits of the same job
 // run on one host with 4 workers. Skipped without torch.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildAgent } from '../../agents/host/build.ts';
-import { tableNames } from '../../lib/aws/environment.ts';
 import type { JobItem } from '../../lib/aws/items/job-item.ts';
-import { pidsWithEnv, signalAll } from '../../lib/local/cloud/process-marks.ts';
-import { localHostCredentials } from '../../lib/local/endpoint/index.ts';
 import { parseReportLine, type WorkerReport } from '../../lib/protocol/worker-protocol.ts';
 import { assertNoOrphans, tempDir } from '../agents/host/helpers.ts';
 import {
@@ -26,8 +22,9 @@ import {
   TRAINER_DIR,
   torchMissingReason,
 } from '../agents/host/python-trainer.ts';
-import { admitHosts, eventually, fifoWithoutLaunches, invokeRound, submit } from './support/fixtures.ts';
-import { type ControlPlane, REGION, startControlPlane } from './support/local-stack.ts';
+import { AgentHosts, roundEverySecond } from './support/agent-hosts.ts';
+import { admitHosts, eventually, fifoWithoutLaunches, submit } from './support/fixtures.ts';
+import { type ControlPlane, startControlPlane } from './support/local-stack.ts';
 
 const SKIP_REASON = torchMissingReason();
 const HOSTS = ['gang-a', 'gang-b', 'gang-c'];
@@ -41,88 +38,33 @@ const HEARTBEAT_TIMEOUT_SECONDS = 5;
 
 const dir = tempDir('tessera-gang-');
 let cp: ControlPlane;
-const agents = new Map<string, ChildProcess>();
-const pids = new Set<number>();
-let rounds: NodeJS.Timeout | undefined;
+let hosts: AgentHosts;
+let stopRounds: (() => void) | undefined;
 
 before(async () => {
   if (SKIP_REASON) return;
   cp = await startControlPlane(fifoWithoutLaunches(HEARTBEAT_TIMEOUT_SECONDS));
   cp.runner.startEventSources(['telemetry']);
   const [bundle] = await buildAgent(join(dir.path, 'agent'));
+  hosts = new AgentHosts({ cp, bundle: bundle!, dir: dir.path, mark: HOST_MARK, run: RUN });
   await admitHosts(cp, ...HOSTS);
-  for (const hostId of HOSTS) startAgent(bundle!, hostId);
-  await eventually(
-    async () => {
-      const hosts = await Promise.all(HOSTS.map((h) => cp.hosts.get(h)));
-      return hosts.every((h) => h?.state === 'active' && h.address === '127.0.0.1') ? true : undefined;
-    },
+  for (const hostId of HOSTS) hosts.start(hostId);
+  await hosts.registered(
+    HOSTS,
     'three agents registered with their address',
-    30_000,
+    (h) => h.address === '127.0.0.1',
   );
-  // The schedule rule, every second.
-  const tick = () => {
-    rounds = setTimeout(async () => {
-      await invokeRound(cp).catch(() => undefined);
-      if (rounds) tick();
-    }, 1_000);
-  };
-  tick();
+  stopRounds = roundEverySecond(cp);
 });
 
 after(async () => {
-  clearTimeout(rounds);
-  rounds = undefined;
-  for (const hostId of HOSTS) killHost(hostId);
-  await assertNoOrphans(pids).finally(async () => {
+  stopRounds?.();
+  for (const hostId of HOSTS) hosts?.kill(hostId);
+  await assertNoOrphans(hosts?.pids ?? []).finally(async () => {
     await cp?.stop();
     dir.cleanup();
   });
 });
-
-function startAgent(bundle: string, hostId: string): void {
-  const credentials = localHostCredentials(hostId);
-  const child = spawn(
-    process.execPath,
-    [
-      bundle,
-      '--mode=local',
-      `--host-id=${hostId}`,
-      `--state-dir=${join(dir.path, hostId)}`,
-      `--desired-state=dynamodb:${tableNames(cp.runner.environment('round')).hosts}`,
-      `--telemetry=sqs:${cp.queueUrl('QueuesTelemetry')}`,
-      '--gpus=sim:2xA10G',
-      '--address=127.0.0.1',
-      '--poll-ms=300',
-      '--heartbeat-ms=1000',
-      '--flush-ms=200',
-      '--progress-interval-ms=1000',
-      '--checkpoint-timeout-ms=10000',
-    ],
-    {
-      env: {
-        ...process.env,
-        AWS_ENDPOINT_URL: cp.endpointUrl,
-        AWS_REGION: REGION,
-        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-        [HOST_MARK]: `${RUN}/${hostId}`,
-      },
-      stdio: 'ignore',
-      detached: true,
-    },
-  );
-  if (child.pid !== undefined) pids.add(child.pid);
-  agents.set(hostId, child);
-}
-
-/** The host dies: its agent and every worker it started, at once. */
-function killHost(hostId: string): number[] {
-  const all = pidsWithEnv(HOST_MARK, `${RUN}/${hostId}`);
-  for (const pid of all) pids.add(pid);
-  signalAll(all, 'SIGKILL');
-  return all;
-}
 
 /** The tail of every worker's stderr on every host, for failure messages. */
 const workerStderr = () =>
@@ -245,7 +187,7 @@ test('a 4-worker job over two hosts trains, survives the death of one host as a 
   t.diagnostic(`${seconds()} s: ranks on ${master} and ${second} wrote checkpoint ${FIRST_CHECKPOINT}`);
 
   // The host of ranks 2 and 3 dies.
-  const killed = killHost(second);
+  const killed = hosts.kill(second);
   t.diagnostic(`${seconds()} s: killed host ${second} (${killed.length} processes)`);
   const requeued = await jobWhen(jobId, 'the gang requeued', 30, (j) =>
     (j.timeline ?? []).some((e) => e.kind === 'requeued'),
@@ -293,7 +235,7 @@ test('a 4-worker job over two hosts trains, survives the death of one host as a 
     ests: [[0], [1], [2], [3]],
     totalSteps: TOTAL_STEPS,
     checkpointDir: join(dir.path, 'reference'),
-    pids,
+    pids: hosts.pids,
     timeoutMs: 60_000,
   });
   assert.deepEqual(reference.codes, [0, 0, 0, 0], reference.stderr.join('\n'));

@@ -40,6 +40,33 @@ function setup(dir: string, sink: LogSink, clock: { t: number }) {
   });
 }
 
+/** What each case gets: a fresh directory (removed after), an in-memory sink and a clock (seconds) it moves. */
+interface Bench {
+  readonly dir: string;
+  readonly sink: MemorySink;
+  readonly clock: { t: number };
+  /** A shipper as an agent starts it on this directory (a second call is the agent's successor). */
+  shipper(): LogShipper;
+}
+
+const withShipper = async (body: (bench: Bench) => Promise<void>): Promise<void> => {
+  const dir = tempDir();
+  try {
+    const sink = new MemorySink();
+    const clock = { t: 1_700_000_000 };
+    await body({ dir: dir.path, sink, clock, shipper: () => setup(dir.path, sink, clock) });
+  } finally {
+    dir.cleanup();
+  }
+};
+
+/** Moves the clock by `seconds`, then one tick of the agent's loop and its uploads. */
+const tickAfter = async (shipper: LogShipper, clock: { t: number }, seconds = 0): Promise<void> => {
+  clock.t += seconds;
+  shipper.tick();
+  await shipper.idle();
+};
+
 const run = (dir: string) => ({
   ref: 'job-a/g1/a1/r0',
   jobId: 'job-a',
@@ -49,43 +76,30 @@ const run = (dir: string) => ({
   stderrPath: join(dir, 'err'),
 });
 
-test('lines wait up to the flush interval, then ship in one chunk tagged by stream', async () => {
-  const dir = tempDir();
-  try {
-    const sink = new MemorySink();
-    const clock = { t: 1_700_000_000 };
-    const shipper = setup(dir.path, sink, clock);
-    shipper.track(run(dir.path));
-    writeFileSync(join(dir.path, 'out'), 'step 1\nstep 2\n');
-    writeFileSync(join(dir.path, 'err'), 'warning\n');
-    shipper.tick();
-    await shipper.idle();
+test('lines wait up to the flush interval, then ship in one chunk tagged by stream', () =>
+  withShipper(async ({ dir, sink, clock, shipper: start }) => {
+    const shipper = start();
+    shipper.track(run(dir));
+    writeFileSync(join(dir, 'out'), 'step 1\nstep 2\n');
+    writeFileSync(join(dir, 'err'), 'warning\n');
+    await tickAfter(shipper, clock);
     assert.equal(sink.objects.size, 0, 'nothing before the flush interval');
-    clock.t += 5;
-    shipper.tick();
-    await shipper.idle();
+    await tickAfter(shipper, clock, 5);
     const [[key, chunk]] = sink.chunks() as [[string, LogChunk]];
     assert.equal(key, 'jobs/job-a/logs/3/1700000000.000-000000');
     assert.deepEqual(sink.texts(), ['stdout:step 1', 'stdout:step 2', 'stderr:warning']);
     assert.equal(chunk.final, false);
     assert.equal(chunk.lines[0]!.at, 1_700_000_000, 'read at the first tick, in seconds');
     assert.equal(chunk.hostId, 'host-1');
-  } finally {
-    dir.cleanup();
-  }
-});
+  }));
 
-test('output past the size limit ships at once in chunks of at most the limit', async () => {
-  const dir = tempDir();
-  try {
-    const sink = new MemorySink();
-    const clock = { t: 1_700_000_000 };
-    const shipper = setup(dir.path, sink, clock);
-    shipper.track(run(dir.path));
+test('output past the size limit ships at once in chunks of at most the limit', () =>
+  withShipper(async ({ dir, sink, clock, shipper: start }) => {
+    const shipper = start();
+    shipper.track(run(dir));
     const lines = Array.from({ length: 40 }, (_, i) => `line ${i} ${'x'.repeat(40)}`);
-    writeFileSync(join(dir.path, 'out'), `${lines.join('\n')}\n`);
-    shipper.tick();
-    await shipper.idle();
+    writeFileSync(join(dir, 'out'), `${lines.join('\n')}\n`);
+    await tickAfter(shipper, clock);
     const chunks = sink.chunks();
     assert.ok(chunks.length >= 3, `${chunks.length} chunks`);
     assert.deepEqual(
@@ -97,79 +111,50 @@ test('output past the size limit ships at once in chunks of at most the limit', 
     // The tail shorter than the limit waits for the interval.
     const shipped = sink.texts().length;
     assert.ok(shipped < 40);
-    clock.t += 5;
-    shipper.tick();
-    await shipper.idle();
+    await tickAfter(shipper, clock, 5);
     assert.deepEqual(
       sink.texts(),
       lines.map((l) => `stdout:${l}`),
     );
-  } finally {
-    dir.cleanup();
-  }
-});
+  }));
 
-test('a failed upload keeps its lines, backs off and retries; nothing lost, nothing twice', async () => {
-  const dir = tempDir();
-  try {
-    const sink = new MemorySink();
-    const clock = { t: 1_700_000_000 };
-    const shipper = setup(dir.path, sink, clock);
-    shipper.track(run(dir.path));
-    writeFileSync(join(dir.path, 'out'), 'a\nb\n');
-    shipper.tick();
-    await shipper.idle();
+test('a failed upload keeps its lines, backs off and retries; nothing lost, nothing twice', () =>
+  withShipper(async ({ dir, sink, clock, shipper: start }) => {
+    const shipper = start();
+    shipper.track(run(dir));
+    writeFileSync(join(dir, 'out'), 'a\nb\n');
+    await tickAfter(shipper, clock);
     sink.failing = true;
-    clock.t += 5;
-    shipper.tick();
-    await shipper.idle();
+    await tickAfter(shipper, clock, 5);
     assert.equal(sink.puts, 1);
-    appendFileSync(join(dir.path, 'out'), 'c\n');
-    clock.t += 1; // inside the back-off: no attempt
-    shipper.tick();
-    await shipper.idle();
+    appendFileSync(join(dir, 'out'), 'c\n');
+    await tickAfter(shipper, clock, 1); // inside the back-off: no attempt
     assert.equal(sink.puts, 1);
     sink.failing = false;
-    clock.t += 1;
-    shipper.tick();
-    await shipper.idle();
+    await tickAfter(shipper, clock, 1);
     assert.deepEqual(sink.texts(), ['stdout:a', 'stdout:b'], 'the retry is the same chunk');
-    clock.t += 5;
-    shipper.tick();
-    await shipper.idle();
+    await tickAfter(shipper, clock, 5);
     assert.deepEqual(sink.texts(), ['stdout:a', 'stdout:b', 'stdout:c']);
     assert.equal(sink.objects.size, 2);
-  } finally {
-    dir.cleanup();
-  }
-});
+  }));
 
-test('an agent that dies with lines read but not shipped: the next one ships them from the offsets on disk', async () => {
-  const dir = tempDir();
-  try {
-    const sink = new MemorySink();
-    const clock = { t: 1_700_000_000 };
-    const first = setup(dir.path, sink, clock);
-    first.track(run(dir.path));
-    writeFileSync(join(dir.path, 'out'), 'shipped 1\nshipped 2\n');
-    first.tick();
-    await first.idle();
-    clock.t += 5;
-    first.tick();
-    await first.idle();
+test('an agent that dies with lines read but not shipped: the next one ships them from the offsets on disk', () =>
+  withShipper(async ({ dir, sink, clock, shipper: start }) => {
+    const first = start();
+    first.track(run(dir));
+    writeFileSync(join(dir, 'out'), 'shipped 1\nshipped 2\n');
+    await tickAfter(first, clock);
+    await tickAfter(first, clock, 5);
     assert.deepEqual(sink.texts(), ['stdout:shipped 1', 'stdout:shipped 2']);
-    appendFileSync(join(dir.path, 'out'), 'read, not shipped\n');
-    first.tick();
-    await first.idle();
+    appendFileSync(join(dir, 'out'), 'read, not shipped\n');
+    await tickAfter(first, clock);
     sink.failing = true;
-    clock.t += 5;
-    first.tick();
-    await first.idle();
+    await tickAfter(first, clock, 5);
     await first.stop(); // the agent dies here
 
     sink.failing = false;
-    appendFileSync(join(dir.path, 'out'), 'written while no agent ran\nlast words without newline');
-    const second = setup(dir.path, sink, clock);
+    appendFileSync(join(dir, 'out'), 'written while no agent ran\nlast words without newline');
+    const second = start();
     second.load();
     assert.deepEqual(second.refs(), ['job-a/g1/a1/r0']);
     second.exitedUnless(new Set()); // its worker is gone too
@@ -184,29 +169,20 @@ test('an agent that dies with lines read but not shipped: the next one ships the
     const chunks = sink.chunks();
     assert.equal(chunks.at(-1)![1].final, true);
     assert.deepEqual(second.refs(), [], 'the run is closed');
-  } finally {
-    dir.cleanup();
-  }
-});
+  }));
 
-test('an upload that landed unconfirmed before the agent died: its successor re-uploads those same lines under that name', async () => {
-  const dir = tempDir();
-  try {
-    const sink = new MemorySink();
-    const clock = { t: 1_700_000_000 };
-    const first = setup(dir.path, sink, clock);
-    first.track(run(dir.path));
-    writeFileSync(join(dir.path, 'out'), 'a\nb\n');
-    first.tick();
-    await first.idle();
-    clock.t += 5;
+test('an upload that landed unconfirmed before the agent died: its successor re-uploads those same lines under that name', () =>
+  withShipper(async ({ dir, sink, clock, shipper: start }) => {
+    const first = start();
+    first.track(run(dir));
+    writeFileSync(join(dir, 'out'), 'a\nb\n');
+    await tickAfter(first, clock);
     sink.answerLost = true;
-    first.tick();
-    await first.idle();
+    await tickAfter(first, clock, 5);
     await first.stop(); // the agent dies not knowing chunk 0 landed
     sink.answerLost = false;
-    appendFileSync(join(dir.path, 'out'), 'c\n');
-    const second = setup(dir.path, sink, clock);
+    appendFileSync(join(dir, 'out'), 'c\n');
+    const second = start();
     second.load();
     second.exitedUnless(new Set());
     await second.idle();
@@ -219,18 +195,12 @@ test('an upload that landed unconfirmed before the agent died: its successor re-
         ['1700000000.000-000001', ['c'], true],
       ],
     );
-  } finally {
-    dir.cleanup();
-  }
-});
+  }));
 
-test('a worker that printed nothing still ends with an empty final chunk; released files go once shipped', async () => {
-  const dir = tempDir();
-  try {
-    const sink = new MemorySink();
-    const clock = { t: 1_700_000_000 };
-    const shipper = setup(dir.path, sink, clock);
-    const spec = run(dir.path);
+test('a worker that printed nothing still ends with an empty final chunk; released files go once shipped', () =>
+  withShipper(async ({ dir, sink, shipper: start }) => {
+    const shipper = start();
+    const spec = run(dir);
     shipper.track(spec);
     writeFileSync(spec.stdoutPath, '');
     writeFileSync(spec.stderrPath, '');
@@ -247,7 +217,4 @@ test('a worker that printed nothing still ends with an empty final chunk; releas
     assert.equal(chunk.final, true);
     assert.equal(existsSync(spec.stdoutPath), false);
     assert.equal(existsSync(spec.stderrPath), false);
-  } finally {
-    dir.cleanup();
-  }
-});
+  }));
