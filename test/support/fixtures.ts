@@ -1,8 +1,11 @@
 import { expandCluster } from '../../lib/clusters/spec.ts';
+import { roundContext } from '../../lib/core/framework/round.ts';
+import type { Policy, RoundContext } from '../../lib/core/framework/stages.ts';
 import type { Cluster } from '../../lib/core/model/cluster.ts';
 import { type JobSpec, type JobState, newJobState } from '../../lib/core/model/job.ts';
 import type { PerfModel, ThroughputQuery } from '../../lib/core/model/perf.ts';
 import type { Allocation } from '../../lib/core/model/plan.ts';
+import { initialSchedulerState } from '../../lib/core/model/state.ts';
 
 /**
  * A transparent performance model for unit tests of the core: 1 iteration/s per GPU, times a per-type speed,
@@ -55,3 +58,11 @@ export const on = (gpuType: string, ...slices: [string, number[]][]): Allocation
   gpuType,
   slices: slices.map(([hostId, gpus]) => ({ hostId, gpus })),
 });
+
+/** A round at time 0 with a fresh scheduler state and no policy: the context a unit test of one stage needs. */
+export const stageContext = (
+  cluster: Cluster,
+  jobs: readonly JobState[],
+  perf: PerfModel = linearPerf(),
+): RoundContext =>
+  roundContext({ now: 0, cluster, jobs, state: initialSchedulerState(), policy: {} as Policy, perf });

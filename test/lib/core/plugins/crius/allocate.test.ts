@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { roundContext } from '../../../../../lib/core/framework/round.ts';
-import type { Policy } from '../../../../../lib/core/framework/stages.ts';
-import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { criusAllocate } from '../../../../../lib/core/plugins/crius/allocate.ts';
 import { DEFAULT_CRIUS_OPTIONS } from '../../../../../lib/core/plugins/crius/policies.ts';
-import { cluster, linearPerf, on, queued, running } from '../../../../support/fixtures.ts';
+import { cluster, on, queued, running, stageContext } from '../../../../support/fixtures.ts';
 
 describe('Crius allocation in a given order', () => {
   test('a packed job behind its partner holds no GPUs of its own: it competes like a waiting job', () => {
@@ -17,14 +14,7 @@ describe('Crius allocation in a given order', () => {
       queued({ id: 'Q', gpus: 2 }),
       running({ id: 'G', gpus: 2 }, { ...on('V100-16GB', [h, [0, 1]]), packedWith: 'H' }),
     ];
-    const ctx = roundContext({
-      now: 0,
-      cluster: c,
-      jobs,
-      state: initialSchedulerState(),
-      policy: {} as Policy,
-      perf: linearPerf(),
-    });
+    const ctx = stageContext(c, jobs);
     // Without reclaiming or count scaling, only the GPUs the allocation believes free decide.
     const stage = criusAllocate({
       ...DEFAULT_CRIUS_OPTIONS,

@@ -1,27 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FreeGpus } from '../../../../../lib/core/framework/free-gpus.ts';
-import { roundContext } from '../../../../../lib/core/framework/round.ts';
-import type { Demand, Policy } from '../../../../../lib/core/framework/stages.ts';
+import type { Demand } from '../../../../../lib/core/framework/stages.ts';
 import type { JobState } from '../../../../../lib/core/model/job.ts';
-import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { keepThenFit } from '../../../../../lib/core/plugins/baselines/keep-then-fit.ts';
 import { reconsolidate } from '../../../../../lib/core/plugins/dally/reconsolidate.ts';
-import { cluster, linearPerf, on, running } from '../../../../support/fixtures.ts';
+import { cluster, on, running, stageContext } from '../../../../support/fixtures.ts';
 
 // Three 2-GPU machines, each its own rack: a job across two of them runs at half speed (linearPerf, network).
 const c = cluster([{ gpuType: 'V100', hosts: 3, gpusPerHost: 2, hostsPerRack: 1 }]);
 const [h0, h1, h2] = c.hosts.map((h) => h.id) as [string, string, string];
 
 const place = (jobs: JobState[], demands: Map<string, Demand>) => {
-  const ctx = roundContext({
-    now: 0,
-    cluster: c,
-    jobs,
-    state: initialSchedulerState(),
-    policy: {} as Policy,
-    perf: linearPerf(),
-  });
+  const ctx = stageContext(c, jobs);
   const stage = reconsolidate(keepThenFit({ strategy: 'consolidated', blocking: false }));
   return stage.place(jobs, demands, new FreeGpus(c), ctx);
 };

@@ -7,7 +7,7 @@ import type { ColocationEstimate, PerfModel } from '../../../../../lib/core/mode
 import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { solveMaxMinFairness } from '../../../../../lib/core/plugins/gavel/gavel-lp.ts';
 import { gavelDecision } from '../../../../../lib/core/plugins/gavel/gavel-round.ts';
-import { cluster, linearPerf, on, queued, running } from '../../../../support/fixtures.ts';
+import { cluster, linearPerf, on, queued, running, stageContext } from '../../../../support/fixtures.ts';
 
 const close = (actual: number, expected: number, what: string) =>
   assert.ok(Math.abs(actual - expected) < 1e-6, `${what}: ${actual} ≠ ${expected}`);
@@ -158,17 +158,7 @@ describe("Gavel's round mechanism", () => {
     };
     const one = cluster([{ gpuType: 'A100', hosts: 1, gpusPerHost: 1 }]);
     const jobs = [queued({ id: 'a', model: 'resnet50' }), queued({ id: 'b', model: 'vgg19' })];
-    const decision = gavelDecision(
-      jobs,
-      roundContext({
-        now: 0,
-        cluster: one,
-        jobs,
-        state: initialSchedulerState(),
-        policy: {} as Policy,
-        perf,
-      }),
-    );
+    const decision = gavelDecision(jobs, stageContext(one, jobs, perf));
     assert.equal(decision.demands.size, 1);
     const [leader] = [...decision.demands.keys()];
     assert.equal(decision.guests.get(leader!), leader === 'a' ? 'b' : 'a');

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FreeGpus } from '../../../../../lib/core/framework/free-gpus.ts';
-import { roundContext } from '../../../../../lib/core/framework/round.ts';
-import type { PackStage, Policy } from '../../../../../lib/core/framework/stages.ts';
+import type { PackStage } from '../../../../../lib/core/framework/stages.ts';
 import type { JobState } from '../../../../../lib/core/model/job.ts';
 import type { ColocationEstimate, ModelRef, PerfModel } from '../../../../../lib/core/model/perf.ts';
 import { type Allocation, sameGpus } from '../../../../../lib/core/model/plan.ts';
-import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { keepingPairs } from '../../../../../lib/core/plugins/tessera/keep-pairs.ts';
 import { maxWeightPacking } from '../../../../../lib/core/plugins/tesserae/max-weight-packing.ts';
-import { cluster, linearPerf, on, queued, running } from '../../../../support/fixtures.ts';
+import { cluster, linearPerf, on, queued, running, stageContext } from '../../../../support/fixtures.ts';
 
 /** ResNet-50 and VGG-19 share GPUs at `speed` each (Σ = 2 × speed); other pairs do not fit. */
 const pairPerf = (speed: number): PerfModel => ({
@@ -24,14 +22,7 @@ const c = cluster([{ gpuType: 'A100', hosts: 1, gpusPerHost: 4 }]);
 const h = c.hosts[0]!.id;
 
 const pack = (stage: PackStage, jobs: JobState[], plan: Map<string, Allocation>, perf: PerfModel) => {
-  const ctx = roundContext({
-    now: 0,
-    cluster: c,
-    jobs,
-    state: initialSchedulerState(),
-    policy: {} as Policy,
-    perf,
-  });
+  const ctx = stageContext(c, jobs, perf);
   return stage.pack(jobs, plan, new FreeGpus(c), ctx);
 };
 

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FreeGpus, levelOf } from '../../../../../lib/core/framework/free-gpus.ts';
-import { roundContext } from '../../../../../lib/core/framework/round.ts';
-import type { Policy } from '../../../../../lib/core/framework/stages.ts';
 import type { Cluster } from '../../../../../lib/core/model/cluster.ts';
 import type { Allocation } from '../../../../../lib/core/model/plan.ts';
-import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { relabelWithinRacks } from '../../../../../lib/core/plugins/tessera/relabel-within-racks.ts';
 import { relabelMigration } from '../../../../../lib/core/plugins/tesserae/relabel.ts';
-import { cluster, linearPerf, on, running } from '../../../../support/fixtures.ts';
+import { cluster, on, running, stageContext } from '../../../../support/fixtures.ts';
 
 const freeAfter = (c: Cluster, plan: ReadonlyMap<string, Allocation>): FreeGpus => {
   const free = new FreeGpus(c);
@@ -29,14 +26,7 @@ describe('tessera relabels within racks', () => {
       ['G', on('A100', [h2, [0, 1, 2, 3]], [h3, [0, 1, 2, 3]])],
       ['Y', on('A100', [h1, [0, 1, 2, 3]])],
     ]);
-  const ctx = roundContext({
-    now: 0,
-    cluster: c,
-    jobs,
-    state: initialSchedulerState(),
-    policy: {} as Policy,
-    perf: linearPerf(),
-  });
+  const ctx = stageContext(c, jobs);
   const hostOf = (id: string) => c.hosts.find((h) => h.id === id);
 
   test("Tesserae's renaming (hosts of a type interchangeable) moves a one-rack job across racks", () => {

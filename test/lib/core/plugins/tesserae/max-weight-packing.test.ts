@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { FreeGpus } from '../../../../../lib/core/framework/free-gpus.ts';
-import { roundContext } from '../../../../../lib/core/framework/round.ts';
-import type { Policy } from '../../../../../lib/core/framework/stages.ts';
 import type { Cluster } from '../../../../../lib/core/model/cluster.ts';
 import type { JobState } from '../../../../../lib/core/model/job.ts';
 import type { ColocationEstimate, ModelRef, PerfModel } from '../../../../../lib/core/model/perf.ts';
@@ -13,11 +11,10 @@ import {
   allocationGpuKeys,
   sameGpus,
 } from '../../../../../lib/core/model/plan.ts';
-import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { maxWeightPacking } from '../../../../../lib/core/plugins/tesserae/max-weight-packing.ts';
 import { maxWeightAssignment } from '../../../../../lib/core/solvers/lapjv.ts';
 import { loadDefaultPerfModel } from '../../../../../lib/data/perf.ts';
-import { cluster, linearPerf, on, queued, running } from '../../../../support/fixtures.ts';
+import { cluster, linearPerf, on, queued, running, stageContext } from '../../../../support/fixtures.ts';
 
 /** linearPerf with co-location speeds from a table keyed `a+b` (either order); unknown pairs do not fit. */
 const tablePerf = (pairs: Record<string, readonly [number, number, string?]>): PerfModel => ({
@@ -40,14 +37,7 @@ const packRound = (
   perf: PerfModel,
   options: Parameters<typeof maxWeightPacking>[0] = {},
 ) => {
-  const ctx = roundContext({
-    now: 0,
-    cluster: c,
-    jobs,
-    state: initialSchedulerState(),
-    policy: {} as Policy,
-    perf,
-  });
+  const ctx = stageContext(c, jobs, perf);
   return maxWeightPacking(options).pack(jobs, plan, new FreeGpus(c), ctx);
 };
 

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FreeGpus } from '../../../../../lib/core/framework/free-gpus.ts';
-import { roundContext } from '../../../../../lib/core/framework/round.ts';
-import type { Demand, PlaceStage, Policy } from '../../../../../lib/core/framework/stages.ts';
+import type { Demand, PlaceStage } from '../../../../../lib/core/framework/stages.ts';
 import type { JobState } from '../../../../../lib/core/model/job.ts';
-import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { gavelWorkerPlacement } from '../../../../../lib/core/plugins/gavel/gavel-workers.ts';
 import { logicalPlacement } from '../../../../../lib/core/plugins/tesserae/logical-placement.ts';
-import { cluster, linearPerf, on, queued, running } from '../../../../support/fixtures.ts';
+import { cluster, on, queued, running, stageContext } from '../../../../support/fixtures.ts';
 
 const c = cluster([{ gpuType: 'A100', hosts: 2, gpusPerHost: 4 }]);
 const [h0, h1] = c.hosts.map((h) => h.id) as [string, string];
@@ -16,14 +14,7 @@ const place = (stage: PlaceStage, jobs: JobState[]) => {
   const demands = new Map<string, Demand>(
     jobs.map((j) => [j.spec.id, { gpuType: 'A100', gpus: j.spec.gpus }]),
   );
-  const ctx = roundContext({
-    now: 0,
-    cluster: c,
-    jobs,
-    state: initialSchedulerState(),
-    policy: {} as Policy,
-    perf: linearPerf(),
-  });
+  const ctx = stageContext(c, jobs);
   return stage.place(jobs, demands, new FreeGpus(c), ctx);
 };
 

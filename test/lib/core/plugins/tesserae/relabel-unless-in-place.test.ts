@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FreeGpus } from '../../../../../lib/core/framework/free-gpus.ts';
-import { roundContext } from '../../../../../lib/core/framework/round.ts';
-import type { Policy } from '../../../../../lib/core/framework/stages.ts';
+import type { roundContext } from '../../../../../lib/core/framework/round.ts';
 import type { Cluster } from '../../../../../lib/core/model/cluster.ts';
 import { newJobState } from '../../../../../lib/core/model/job.ts';
 import type { Allocation } from '../../../../../lib/core/model/plan.ts';
-import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { relabelMigration } from '../../../../../lib/core/plugins/tesserae/relabel.ts';
 import {
   keepsEveryRunningJob,
   relabelUnlessInPlace,
 } from '../../../../../lib/core/plugins/tesserae/relabel-unless-in-place.ts';
-import { cluster, linearPerf, on, running, spec } from '../../../../support/fixtures.ts';
+import { cluster, on, running, spec, stageContext } from '../../../../support/fixtures.ts';
 
 const freeAfter = (c: Cluster, plan: ReadonlyMap<string, Allocation>): FreeGpus => {
   const free = new FreeGpus(c);
@@ -20,15 +18,7 @@ const freeAfter = (c: Cluster, plan: ReadonlyMap<string, Allocation>): FreeGpus 
   return free;
 };
 
-const context = (c: Cluster, jobs: Parameters<typeof roundContext>[0]['jobs']) =>
-  roundContext({
-    now: 0,
-    cluster: c,
-    jobs,
-    state: initialSchedulerState(),
-    policy: {} as Policy,
-    perf: linearPerf(),
-  });
+const context = (c: Cluster, jobs: Parameters<typeof roundContext>[0]['jobs']) => stageContext(c, jobs);
 
 describe('relabelling unless the plan keeps every running job in place', () => {
   const c = cluster([{ gpuType: 'A100', hosts: 2, gpusPerHost: 4 }]);

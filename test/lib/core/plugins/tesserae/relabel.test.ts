@@ -3,11 +3,9 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { expandCluster } from '../../../../../lib/clusters/spec.ts';
 import { FreeGpus } from '../../../../../lib/core/framework/free-gpus.ts';
-import { diffActions, roundContext } from '../../../../../lib/core/framework/round.ts';
-import type { Policy } from '../../../../../lib/core/framework/stages.ts';
+import { diffActions } from '../../../../../lib/core/framework/round.ts';
 import type { Cluster } from '../../../../../lib/core/model/cluster.ts';
 import { type Allocation, allocationGpuKeys, sameGpus } from '../../../../../lib/core/model/plan.ts';
-import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { naiveMigration } from '../../../../../lib/core/plugins/baselines/naive-migration.ts';
 import { nodePairCost } from '../../../../../lib/core/plugins/tesserae/node-pair-cost.ts';
 import { relabelMigration } from '../../../../../lib/core/plugins/tesserae/relabel.ts';
@@ -15,7 +13,7 @@ import {
   amortisedMigrationCost,
   relabelPlan,
 } from '../../../../../lib/core/plugins/tesserae/relabel-plan.ts';
-import { cluster, linearPerf, on, running } from '../../../../support/fixtures.ts';
+import { cluster, on, running, stageContext } from '../../../../support/fixtures.ts';
 
 /** Jobs that keep running in both plans but sit on other GPUs: the migrations of a relabelled plan. */
 const moved = (current: ReadonlyMap<string, Allocation>, plan: ReadonlyMap<string, Allocation>): string[] =>
@@ -39,14 +37,7 @@ describe('migration relabelling (Tesserae Alg. 2/3)', () => {
       ['A', on('A100', [h, [2]])],
     ]);
     const jobs = [...current].map(([id, a]) => running({ id }, a));
-    const ctx = roundContext({
-      now: 0,
-      cluster: c,
-      jobs,
-      state: initialSchedulerState(),
-      policy: {} as Policy,
-      perf: linearPerf(),
-    });
+    const ctx = stageContext(c, jobs);
     const migrations = (stage: typeof naiveMigration) => {
       const plan = stage.relabel(jobs, new Map(logical), freeAfter(c, logical), ctx);
       return diffActions(jobs, plan, []).filter((a) => a.kind === 'migrate').length;
