@@ -1,4 +1,5 @@
 import { expandCluster } from '../../lib/clusters/spec.ts';
+import { FreeGpus } from '../../lib/core/framework/free-gpus.ts';
 import { roundContext } from '../../lib/core/framework/round.ts';
 import type { Policy, RoundContext } from '../../lib/core/framework/stages.ts';
 import type { Cluster } from '../../lib/core/model/cluster.ts';
@@ -66,3 +67,10 @@ export const stageContext = (
   perf: PerfModel = linearPerf(),
 ): RoundContext =>
   roundContext({ now: 0, cluster, jobs, state: initialSchedulerState(), policy: {} as Policy, perf });
+
+/** The cluster's free GPUs once the plan's allocations are reserved (one that does not fit is left out). */
+export const freeAfter = (c: Cluster, plan: ReadonlyMap<string, Allocation>): FreeGpus => {
+  const free = new FreeGpus(c);
+  for (const a of plan.values()) free.tryReserve(a);
+  return free;
+};

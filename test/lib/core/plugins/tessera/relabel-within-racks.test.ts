@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FreeGpus, levelOf } from '../../../../../lib/core/framework/free-gpus.ts';
-import type { Cluster } from '../../../../../lib/core/model/cluster.ts';
-import type { Allocation } from '../../../../../lib/core/model/plan.ts';
+import { levelOf } from '../../../../../lib/core/framework/free-gpus.ts';
 import { relabelWithinRacks } from '../../../../../lib/core/plugins/tessera/relabel-within-racks.ts';
 import { relabelMigration } from '../../../../../lib/core/plugins/tesserae/relabel.ts';
-import { cluster, on, running, stageContext } from '../../../../support/fixtures.ts';
-
-const freeAfter = (c: Cluster, plan: ReadonlyMap<string, Allocation>): FreeGpus => {
-  const free = new FreeGpus(c);
-  for (const a of plan.values()) if (free.canReserve(a)) free.reserve(a);
-  return free;
-};
+import { cluster, freeAfter, on, running, stageContext } from '../../../../support/fixtures.ts';
 
 describe('tessera relabels within racks', () => {
   // Two racks of two 4-GPU hosts. G runs on h0 and grows to 8 GPUs; the consolidated placement put it on rack 1

@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FreeGpus } from '../../../../../lib/core/framework/free-gpus.ts';
 import type { roundContext } from '../../../../../lib/core/framework/round.ts';
 import type { Cluster } from '../../../../../lib/core/model/cluster.ts';
 import { newJobState } from '../../../../../lib/core/model/job.ts';
-import type { Allocation } from '../../../../../lib/core/model/plan.ts';
 import { relabelMigration } from '../../../../../lib/core/plugins/tesserae/relabel.ts';
 import {
   keepsEveryRunningJob,
   relabelUnlessInPlace,
 } from '../../../../../lib/core/plugins/tesserae/relabel-unless-in-place.ts';
-import { cluster, on, running, spec, stageContext } from '../../../../support/fixtures.ts';
-
-const freeAfter = (c: Cluster, plan: ReadonlyMap<string, Allocation>): FreeGpus => {
-  const free = new FreeGpus(c);
-  for (const a of plan.values()) if (free.canReserve(a)) free.reserve(a);
-  return free;
-};
+import { cluster, freeAfter, on, running, spec, stageContext } from '../../../../support/fixtures.ts';
 
 const context = (c: Cluster, jobs: Parameters<typeof roundContext>[0]['jobs']) => stageContext(c, jobs);
 

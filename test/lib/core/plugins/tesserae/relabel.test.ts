@@ -4,7 +4,6 @@ import fc from 'fast-check';
 import { expandCluster } from '../../../../../lib/clusters/spec.ts';
 import { FreeGpus } from '../../../../../lib/core/framework/free-gpus.ts';
 import { diffActions } from '../../../../../lib/core/framework/round.ts';
-import type { Cluster } from '../../../../../lib/core/model/cluster.ts';
 import { type Allocation, allocationGpuKeys, sameGpus } from '../../../../../lib/core/model/plan.ts';
 import { naiveMigration } from '../../../../../lib/core/plugins/baselines/naive-migration.ts';
 import { nodePairCost } from '../../../../../lib/core/plugins/tesserae/node-pair-cost.ts';
@@ -13,7 +12,7 @@ import {
   amortisedMigrationCost,
   relabelPlan,
 } from '../../../../../lib/core/plugins/tesserae/relabel-plan.ts';
-import { cluster, on, running, stageContext } from '../../../../support/fixtures.ts';
+import { cluster, freeAfter, on, running, stageContext } from '../../../../support/fixtures.ts';
 
 /** Jobs that keep running in both plans but sit on other GPUs: the migrations of a relabelled plan. */
 const moved = (current: ReadonlyMap<string, Allocation>, plan: ReadonlyMap<string, Allocation>): string[] =>
@@ -232,12 +231,6 @@ describe('migration relabelling (Tesserae Alg. 2/3)', () => {
     );
   });
 });
-
-const freeAfter = (c: Cluster, plan: ReadonlyMap<string, Allocation>): FreeGpus => {
-  const free = new FreeGpus(c);
-  for (const a of plan.values()) if (free.canReserve(a)) free.reserve(a);
-  return free;
-};
 
 const countPerGpu = (plan: ReadonlyMap<string, Allocation>): Map<string, number> => {
   const counts = new Map<string, number>();
