@@ -10,8 +10,10 @@ import { keepsEveryRunningJob } from '../tesserae/relabel-unless-in-place.ts';
  * racks the renaming still keeps most jobs in place, and never worsens the level the placement chose. Skipped, as
  * `relabelUnlessInPlace`, when the plan already keeps every running job on its GPUs.
  */
+const relabelByRack = relabelWithin((h) => h.rack);
+
 export const relabelWithinRacks: MigrateStage = {
   name: 'relabel-within-racks',
   relabel: (ordered, plan, free, ctx) =>
-    keepsEveryRunningJob(ordered, plan) ? plan : relabelWithin((h) => h.rack, ordered, plan, free, ctx),
+    keepsEveryRunningJob(ordered, plan) ? plan : relabelByRack(ordered, plan, free, ctx),
 };

@@ -16,30 +16,29 @@ const GPU_ASSIGNMENTS = memoKey<GpuAssignmentMemo>('tesserae/gpu-assignments');
  * placement that ignores current GPUs (`logicalPlacement`); after a keep-in-place placement there is little to
  * gain. `free` is updated to the physical GPUs the plan now uses.
  */
-export const relabelMigration: MigrateStage = {
-  name: 'relabel',
-  relabel: (ordered, plan, free, ctx) => relabelWithin(undefined, ordered, plan, free, ctx),
-};
+export const relabelMigration: MigrateStage = { name: 'relabel', relabel: relabelWithin() };
 
-/** The relabelling with hosts interchangeable only when they also share `classOf` (e.g. the rack). */
-export const relabelWithin = (
-  classOf: ((host: Host) => string) | undefined,
-  ...[ordered, plan, free, ctx]: Parameters<MigrateStage['relabel']>
-): Map<string, Allocation> => {
-  const current = new Map<string, Allocation>();
-  for (const job of ordered) if (isHolding(job)) current.set(job.spec.id, job.allocation!);
-  const hosts = ctx.cluster.hosts.filter((h) => h.state !== 'lost' && h.state !== 'draining');
-  const assignments = ctx.memo.of(ctx.cluster, GPU_ASSIGNMENTS, () => new GpuAssignmentMemo());
-  const { plan: physical } = relabelPlan({
-    hosts,
-    current,
-    plan,
-    assignments,
-    ...(classOf ? { classOf } : {}),
-  });
-  moveReservations(free, plan, physical);
-  return physical;
-};
+/**
+ * The relabelling step; with `classOf`, hosts are interchangeable only when they also share it (e.g. the rack), so
+ * renaming never moves a job's nodes across it.
+ */
+export function relabelWithin(classOf?: (host: Host) => string): MigrateStage['relabel'] {
+  return (ordered, plan, free, ctx) => {
+    const current = new Map<string, Allocation>();
+    for (const job of ordered) if (isHolding(job)) current.set(job.spec.id, job.allocation!);
+    const hosts = ctx.cluster.hosts.filter((h) => h.state !== 'lost' && h.state !== 'draining');
+    const assignments = ctx.memo.of(ctx.cluster, GPU_ASSIGNMENTS, () => new GpuAssignmentMemo());
+    const { plan: physical } = relabelPlan({
+      hosts,
+      current,
+      plan,
+      assignments,
+      ...(classOf ? { classOf } : {}),
+    });
+    moveReservations(free, plan, physical);
+    return physical;
+  };
+}
 
 /**
  * Releases the GPUs `before` holds and reserves those `after` holds (packed GPUs once), for the jobs whose allocation
