@@ -8,7 +8,7 @@ import type { LabelledWrite } from '../dynamo/fenced-writes.ts';
 import { queryIndexForValues } from '../dynamo/pagination.ts';
 import { type HostItem, type HostItemState, hostItemSchema } from '../items/host-item.ts';
 import { HOSTS_TABLE } from '../tables.ts';
-import { isConditionalCheckFailed } from './errors.ts';
+import { isConditionalCheckFailed, unlessConditionFailed } from './errors.ts';
 import { parseItem, parseItems } from './parse-item.ts';
 
 type Client = Pick<DynamoDBDocumentClient, 'send'>;
@@ -89,8 +89,8 @@ export class HostsRepository {
     } else if (!options.createIfAbsent) {
       conditions.push(exists);
     }
-    try {
-      const output = await this.client.send(
+    const output = await unlessConditionFailed(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { hostId },
@@ -99,12 +99,9 @@ export class HostsRepository {
           ReturnValues: 'ALL_NEW',
           ...x.attributes(),
         }),
-      );
-      return output.Attributes ? this.parse(output.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    return output?.Attributes ? this.parse(output.Attributes) : undefined;
   }
 
   /**
@@ -135,16 +132,7 @@ export class HostsRepository {
         : {}),
     });
     return {
-      label: `host ${hostId}`,
-      item: {
-        Update: {
-          TableName: this.tableName,
-          Key: { hostId },
-          UpdateExpression: update,
-          ConditionExpression: `attribute_exists(${x.name('hostId')}) AND ${x.eq('desiredGeneration', expectedGeneration)}`,
-          ...x.attributes(),
-        },
-      },
+      ...this.generationGuarded(hostId, x, update, expectedGeneration),
       ...this.copyWrite(hostId, { desired }, revoke ? 'revoke' : grant),
     };
   }
@@ -237,7 +225,16 @@ export class HostsRepository {
   /** A transactional write of the round that leaves the desired state alone (idle tracking, state changes). */
   roundWrite(hostId: string, changes: ItemChanges, expectedGeneration: number): LabelledWrite {
     const x = new Expressions();
-    const update = x.update(changes);
+    return this.generationGuarded(hostId, x, x.update(changes), expectedGeneration);
+  }
+
+  /** The round's update of one host, applied only while its desired generation is the one the round read. */
+  private generationGuarded(
+    hostId: string,
+    x: Expressions,
+    update: string,
+    expectedGeneration: number,
+  ): LabelledWrite {
     return {
       label: `host ${hostId}`,
       item: {

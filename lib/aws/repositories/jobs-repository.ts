@@ -15,7 +15,7 @@ import { collect, type Page, queryAll, queryIndexForValues, queryPage } from '..
 import { epochSecondsNow } from '../items/epoch-seconds.ts';
 import { type JobItem, jobItemSchema } from '../items/job-item.ts';
 import { JOBS_TABLE } from '../tables.ts';
-import { isConditionalCheckFailed } from './errors.ts';
+import { isConditionalCheckFailed, unlessConditionFailed } from './errors.ts';
 import { parseItem, parseItems } from './parse-item.ts';
 
 export type CreateJobResult = { created: true; item: JobItem } | { created: false; existing: JobItem };
@@ -324,8 +324,8 @@ export class JobsRepository {
       conditions.push(
         `(attribute_not_exists(${x.name(attribute)}) OR ${x.name(attribute)} < ${x.value(value)})`,
       );
-    try {
-      const output = await this.client.send(
+    const output = await unlessConditionFailed(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { jobId },
@@ -334,12 +334,9 @@ export class JobsRepository {
           ReturnValues: 'ALL_NEW',
           ...x.attributes(),
         }),
-      );
-      return output.Attributes ? this.parse(output.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    return output?.Attributes ? this.parse(output.Attributes) : undefined;
   }
 
   /** A transactional write of the round: applies only if status and generation are as read. */

@@ -14,7 +14,7 @@ import {
   type StateItem,
   stateItemSchema,
 } from '../items/state-items.ts';
-import { isConditionalCheckFailed } from './errors.ts';
+import { isConditionalCheckFailed, unlessConditionFailed } from './errors.ts';
 import { parseItem } from './parse-item.ts';
 
 type Client = Pick<DynamoDBDocumentClient, 'send'>;
@@ -51,8 +51,8 @@ export class SchedulerStateRepository {
       remove: ['expiresAt'],
     });
     const condition = `attribute_not_exists(${x.name('key')}) OR attribute_not_exists(${x.name('heldUntil')}) OR ${x.name('heldUntil')} <= ${x.value(now)}`;
-    try {
-      const output = await this.client.send(
+    const output = await unlessConditionFailed(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { key: LEASE_KEY },
@@ -61,13 +61,11 @@ export class SchedulerStateRepository {
           ReturnValues: 'ALL_NEW',
           ...x.attributes(),
         }),
-      );
-      const item: LeaseItem = parseItem(leaseItemSchema, output.Attributes, `${this.tableName} lease`);
-      return { holder: item.holder, token: item.token, heldUntil: item.heldUntil };
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    if (!output) return undefined;
+    const item: LeaseItem = parseItem(leaseItemSchema, output.Attributes, `${this.tableName} lease`);
+    return { holder: item.holder, token: item.token, heldUntil: item.heldUntil };
   }
 
   /** Gives the lease back early; a no-op when it already expired and was taken by someone else. */
