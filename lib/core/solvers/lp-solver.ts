@@ -30,31 +30,78 @@ export interface LinearProgram {
 /** ±infinity as HiGHS understands it, for unbounded rows and columns. */
 export const LP_INFINITY: number = highs.infinity;
 
-/** Solves a maximisation LP; returns the column values, or throws naming the status when not optimal. */
-export const maximise = (lp: LinearProgram): Float64Array => {
-  const result = highs.raw.lpCall({
-    numCols: lp.columns,
-    numRows: lp.rows,
-    sense: highs.constants.objectiveSense.maximize,
-    colCost: lp.cost,
-    colLower: lp.columnLower,
-    colUpper: lp.columnUpper,
-    rowLower: lp.rowLower,
-    rowUpper: lp.rowUpper,
-    matrix: {
-      format: 'csc',
-      numRows: lp.rows,
-      numCols: lp.columns,
-      starts: lp.columnStart,
-      indices: lp.rowIndex,
-      values: lp.value,
-    },
-  });
-  if (result.status === -1) throw new Error('linear program: HiGHS reported an error');
-  const status = result.value.modelStatus;
-  if (status !== highs.constants.modelStatus.optimal) {
-    const name = Object.entries(highs.constants.modelStatus).find(([, code]) => code === status)?.[0];
-    throw new Error(`linear program: HiGHS stopped with status ${name ?? status}, not optimal`);
+const OPTIMAL: number = highs.constants.modelStatus.optimal;
+
+/** HiGHS option values by name (https://ergo-code.github.io/HiGHS/stable/options/definitions/); {} = the defaults. */
+export type SolverSettings = Readonly<Record<string, string | number | boolean>>;
+
+/**
+ * The settings tried in order: the defaults (dual simplex), then the primal simplex (`simplex_strategy` 4), then the
+ * interior-point solver. On some of Gavel's programs the dual simplex stops with status "unknown" after postsolve (a
+ * numerical residue at the optimum; the one-shot call reports "notSet") while the others prove the same optimum.
+ * Every program here is feasible and bounded, so such a stop is numerical, never a property of the problem.
+ */
+export const SOLVER_ATTEMPTS: readonly SolverSettings[] = [{}, { simplex_strategy: 4 }, { solver: 'ipm' }];
+
+/**
+ * Solves a maximisation LP with the first of `attempts` that proves optimality; returns the column values, or throws
+ * naming each attempt's status.
+ */
+export const maximise = (
+  lp: LinearProgram,
+  attempts: readonly SolverSettings[] = SOLVER_ATTEMPTS,
+): Float64Array => {
+  const model = highsModel(lp);
+  const stops: string[] = [];
+  for (const settings of attempts) {
+    const solved = solveWith(model, settings);
+    if (typeof solved !== 'string') return solved;
+    stops.push(`${JSON.stringify(settings)}: ${solved}`);
   }
-  return result.value.solution.colValue;
+  throw new Error(`linear program: HiGHS did not prove optimality (${stops.join('; ')})`);
 };
+
+/** The optimal column values, or the name of the status HiGHS stopped with. */
+const solveWith = (model: ReturnType<typeof highsModel>, settings: SolverSettings): Float64Array | string => {
+  if (Object.keys(settings).length === 0) {
+    // The defaults through the one-shot call: no native model object to create and dispose.
+    const result = highs.raw.lpCall(model);
+    if (result.status === -1) return 'error';
+    return result.value.modelStatus === OPTIMAL
+      ? result.value.solution.colValue
+      : statusName(result.value.modelStatus);
+  }
+  try {
+    return highs.withModel(model, (m) => {
+      m.options.set(settings);
+      const run = m.run();
+      return run.modelStatus === OPTIMAL
+        ? Float64Array.from(m.getSolution().colValue)
+        : statusName(run.modelStatus);
+    });
+  } catch (error) {
+    return `error (${error instanceof Error ? error.message : String(error)})`;
+  }
+};
+
+const statusName = (status: number): string =>
+  Object.entries(highs.constants.modelStatus).find(([, code]) => code === status)?.[0] ?? String(status);
+
+const highsModel = (lp: LinearProgram) => ({
+  numCols: lp.columns,
+  numRows: lp.rows,
+  sense: highs.constants.objectiveSense.maximize,
+  colCost: lp.cost,
+  colLower: lp.columnLower,
+  colUpper: lp.columnUpper,
+  rowLower: lp.rowLower,
+  rowUpper: lp.rowUpper,
+  matrix: {
+    format: 'csc' as const,
+    numRows: lp.rows,
+    numCols: lp.columns,
+    starts: lp.columnStart,
+    indices: lp.rowIndex,
+    values: lp.value,
+  },
+});

@@ -1,4 +1,4 @@
-import { LP_INFINITY, maximise } from '../../solvers/lp-solver.ts';
+import { LP_INFINITY, maximise, SOLVER_ATTEMPTS, type SolverSettings } from '../../solvers/lp-solver.ts';
 
 /** A job of Gavel's program: its GPU count, priority weight and isolated throughput per GPU type (0 = cannot). */
 export interface GavelJob {
@@ -39,9 +39,12 @@ export interface GavelAllocation {
  * where norm_m is the job's throughput under a capacity-proportional split over the types it can use,
  * subject to Σ_t x[m][t] + Σ y[p ∋ m][t] ≤ 1 per job and Σ gpus · (x + y) ≤ capacity per type.
  * A small secondary term (0.01/n · Σ ρ_m) spends capacity the minimum does not need, instead of leaving it to
- * the solver's choice of vertex. Solved with HiGHS.
+ * the solver's choice of vertex. Solved with HiGHS (`attempts`: the solver settings tried in order, lp-solver.ts).
  */
-export const solveMaxMinFairness = (problem: GavelProblem): GavelAllocation => {
+export const solveMaxMinFairness = (
+  problem: GavelProblem,
+  attempts: readonly SolverSettings[] = SOLVER_ATTEMPTS,
+): GavelAllocation => {
   const types = problem.capacity.length;
   const n = problem.jobs.length;
   const norm = problem.jobs.map((job, m) => {
@@ -152,18 +155,21 @@ export const solveMaxMinFairness = (problem: GavelProblem): GavelAllocation => {
   }
   for (let t = 0; t < types; t++) rowUpper[typeRow(t)] = problem.capacity[t]!;
 
-  const solution = maximise({
-    columns: cost.length,
-    rows,
-    cost: Float64Array.from(cost),
-    columnLower: Float64Array.from(lower),
-    columnUpper: Float64Array.from(upper),
-    rowLower,
-    rowUpper,
-    columnStart: Int32Array.from(start),
-    rowIndex: Int32Array.from(index),
-    value: Float64Array.from(value),
-  });
+  const solution = maximise(
+    {
+      columns: cost.length,
+      rows,
+      cost: Float64Array.from(cost),
+      columnLower: Float64Array.from(lower),
+      columnUpper: Float64Array.from(upper),
+      rowLower,
+      rowUpper,
+      columnStart: Int32Array.from(start),
+      rowIndex: Int32Array.from(index),
+      value: Float64Array.from(value),
+    },
+    attempts,
+  );
   const read = (columns: Int32Array) =>
     Float64Array.from(columns, (c) => (c >= 0 ? Math.min(1, Math.max(0, solution[c]!)) : 0));
   return { single: read(singleColumn), pair: read(pairColumn), minShare: solution[z]! };

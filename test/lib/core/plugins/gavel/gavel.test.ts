@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { roundContext } from '../../../../../lib/core/framework/round.ts';
 import type { Policy } from '../../../../../lib/core/framework/stages.ts';
 import type { JobState } from '../../../../../lib/core/model/job.ts';
 import type { ColocationEstimate, PerfModel } from '../../../../../lib/core/model/perf.ts';
 import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
-import { solveMaxMinFairness } from '../../../../../lib/core/plugins/gavel/gavel-lp.ts';
+import { type GavelProblem, solveMaxMinFairness } from '../../../../../lib/core/plugins/gavel/gavel-lp.ts';
 import { gavelDecision } from '../../../../../lib/core/plugins/gavel/gavel-round.ts';
 import { cluster, linearPerf, on, queued, running, stageContext } from '../../../../support/fixtures.ts';
 
@@ -13,6 +15,38 @@ const close = (actual: number, expected: number, what: string) =>
   assert.ok(Math.abs(actual - expected) < 1e-6, `${what}: ${actual} ≠ ${expected}`);
 
 describe("Gavel's max-min fairness program (HiGHS)", () => {
+  test("a program on which HiGHS's dual simplex stops without an optimum is still solved, feasibly, at the optimum", () => {
+    // From the held-out flagship matrix, where the stop ended the whole simulation (test/fixtures/lp/README.md).
+    const fixture = new URL('../../../../fixtures/lp/gavel-dual-simplex-unknown.json.gz', import.meta.url);
+    const problem: GavelProblem = JSON.parse(gunzipSync(readFileSync(fixture)).toString('utf8'));
+    assert.throws(() => solveMaxMinFairness(problem, [{}]), /\{\}: notSet/);
+    const a = solveMaxMinFairness(problem);
+    const types = problem.capacity.length;
+    const share = problem.jobs.map((_, m) =>
+      a.single.slice(m * types, (m + 1) * types).reduce((x, y) => x + y, 0),
+    );
+    const used = problem.capacity.map((_, t) =>
+      problem.jobs.reduce((n, job, m) => n + job.gpus * a.single[m * types + t]!, 0),
+    );
+    problem.pairs.forEach((pair, p) => {
+      for (let t = 0; t < types; t++) {
+        const y = a.pair[p * types + t]!;
+        share[pair.a]! += y;
+        share[pair.b]! += y;
+        used[t]! += problem.jobs[pair.a]!.gpus * y;
+      }
+    });
+    share.forEach((s, m) => assert.ok(s <= 1 + 1e-6, `job ${m} scheduled ${s} of the time`));
+    used.forEach((u, t) =>
+      assert.ok(u <= problem.capacity[t]! + 1e-6, `type ${t}: ${u} > ${problem.capacity[t]}`),
+    );
+    close(
+      a.minShare,
+      solveMaxMinFairness(problem, [{ solver: 'ipm' }]).minShare,
+      'the interior-point optimum',
+    );
+  });
+
   test('two jobs on one GPU share it equally in time', () => {
     const a = solveMaxMinFairness({
       capacity: [1],
