@@ -523,7 +523,8 @@ const record = (job: SimJob, input: SimInput, truth: ExecutorModel, endTime: num
 
 /**
  * The fastest the job could finish alone from its arrival: its iterations over the best executor throughput among
- * the allocations any policy may give it (allowed types; half, requested or double GPU count; elastic up to 2·maxP;
+ * the allocations any policy may give it (allowed types; half, requested or double GPU count, or any power of two up
+ * to double; elastic up to 2·maxP;
  * every consolidation level the cluster offers).
  */
 export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: ExecutorModel): number => {
@@ -533,7 +534,10 @@ export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: ExecutorMo
     perType.set(h.gpuType, { gpus: c.gpus + h.gpuCount, largestHost: Math.max(c.largestHost, h.gpuCount) });
   }
   const allowed = spec.gpuTypes && spec.gpuTypes.length > 0 ? new Set(spec.gpuTypes) : undefined;
+  // Crius's half, requested and double; ElasticFlow's power-of-two shares up to double (a communication-bound job
+  // spread over hosts can run faster on the GPUs of one host).
   const counts = new Set([Math.max(1, Math.floor(spec.gpus / 2)), spec.gpus, spec.gpus * 2]);
+  for (let g = 1; g <= 2 * spec.gpus; g *= 2) counts.add(g);
   if (spec.elastic) for (let g = 1; g <= 2 * spec.elastic.maxP; g++) counts.add(g);
   let best = 0;
   for (const [type, capacity] of perType) {

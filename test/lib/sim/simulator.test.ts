@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { expandCluster } from '../../../lib/clusters/spec.ts';
@@ -6,6 +7,8 @@ import { getInstanceOffering } from '../../../lib/core/catalog/instances.ts';
 import type { JobSpec } from '../../../lib/core/model/job.ts';
 import { allocationGpuKeys } from '../../../lib/core/model/plan.ts';
 import { getPolicy, policyNames } from '../../../lib/core/policies.ts';
+import { resolveDataDir } from '../../../lib/data/data-dir.ts';
+import { loadWorkload } from '../../../lib/sim/run.ts';
 import { simulate } from '../../../lib/sim/simulator.ts';
 import { cluster, linearPerf, spec } from '../../support/fixtures.ts';
 
@@ -92,6 +95,33 @@ describe('simulator invariants (property tests on random clusters and traces)', 
         assert.ok(busyPeak <= result.totalGpus);
       }),
       { numRuns: 60, seed: 42 },
+    );
+  });
+
+  test('the JCT bound covers every share a policy may give: a job spread over hosts that runs faster on fewer GPUs', () => {
+    // Tiresias's tf_job.csv: vgg19 on 12 GPUs of 4-GPU hosts is bound by its gradient all-reduce across three hosts;
+    // ElasticFlow gives it 4 GPUs of one host (a power of two below its request), faster than any 6–24-GPU Cell.
+    const w = loadWorkload({
+      trace: join(resolveDataDir(), 'tiresias', 'tf_job.csv'),
+      cluster: 'tiresias-n32g4',
+    });
+    assert.deepEqual(
+      w.jobs.map((j) => [j.model, j.gpus]),
+      [['vgg19', 12]],
+    );
+    const result = simulate({
+      cluster: w.cluster,
+      jobs: w.jobs,
+      policy: getPolicy('elasticflow'),
+      perf: w.perf,
+      truth: w.truth,
+    });
+    const [record] = result.jobs;
+    assert.equal(record!.outcome, 'completed');
+    assert.ok(record!.gpuSeconds < 12 * record!.jct!, 'ran on fewer GPUs than it asked for');
+    assert.ok(
+      record!.jct! >= record!.jctLowerBound - 1e-6,
+      `JCT ${record!.jct} < bound ${record!.jctLowerBound}`,
     );
   });
 
