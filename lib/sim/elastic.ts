@@ -1,8 +1,7 @@
-import type { Cluster, Host } from '../core/model/cluster.ts';
+import type { Host } from '../core/model/cluster.ts';
 import type { JobSpec } from '../core/model/job.ts';
 import type { ThroughputEstimate, ThroughputQuery } from '../core/model/perf.ts';
 import type { Allocation } from '../core/model/plan.ts';
-import { estCapability } from '../core/plugins/easyscale/job-model.ts';
 import { elasticThroughput } from '../core/plugins/easyscale/rate.ts';
 import type { ExecutorModel } from './simulator.ts';
 
@@ -36,30 +35,4 @@ export const elasticExecutorThroughput = (
     computeSeconds: base.computeSeconds / noise,
     commSeconds: base.commSeconds / noise,
   };
-};
-
-/**
- * An upper bound on an elastic job's steps per second on this cluster (before noise): a step needs maxP EST
- * mini-batches, at best on the maxP fastest allowed GPUs together, and at least one mini-batch on the fastest GPU;
- * communication only slows it further.
- */
-export const elasticRateBound = (spec: JobSpec, cluster: Cluster, truth: ExecutorModel): number => {
-  const elastic = spec.elastic;
-  if (!elastic) return 0;
-  const allowed = spec.gpuTypes && spec.gpuTypes.length > 0 ? new Set(spec.gpuTypes) : undefined;
-  const capability = new Map<string, number>();
-  const perGpu: number[] = [];
-  for (const host of cluster.hosts) {
-    if (allowed && !allowed.has(host.gpuType)) continue;
-    let c = capability.get(host.gpuType);
-    if (c === undefined) {
-      c = estCapability(truth, spec, elastic, host.gpuType);
-      capability.set(host.gpuType, c);
-    }
-    for (let g = 0; g < host.gpuCount; g++) if (c > 0) perGpu.push(c);
-  }
-  if (perGpu.length === 0) return 0;
-  perGpu.sort((a, b) => b - a);
-  const fastest = perGpu.slice(0, elastic.maxP).reduce((s, c) => s + c, 0);
-  return Math.min(perGpu[0]!, fastest / elastic.maxP);
 };

@@ -11,7 +11,8 @@ import type { PerfModel, ThroughputEstimate, ThroughputQuery } from '../core/mod
 import { type Allocation, allocationGpuCount, busyGpuCount, sameGpus } from '../core/model/plan.ts';
 import { initialSchedulerState, type SchedulerState } from '../core/model/state.ts';
 import { UserModelPerfModel } from '../core/perf/user-models.ts';
-import { elasticExecutorThroughput, elasticRateBound } from './elastic.ts';
+import { elasticExecutorThroughput } from './elastic.ts';
+import { bestElasticRate } from './elastic-lower-bound.ts';
 import { trueIterations } from './length-noise.ts';
 import { SimulatedProfiles } from './user-models.ts';
 
@@ -524,8 +525,8 @@ const record = (job: SimJob, input: SimInput, truth: ExecutorModel, endTime: num
 /**
  * The fastest the job could finish alone from its arrival: its iterations over the best executor throughput among
  * the allocations any policy may give it (allowed types; half, requested or double GPU count, or any power of two up
- * to double; elastic up to 2·maxP;
- * every consolidation level the cluster offers).
+ * to double; elastic up to 2·maxP; every consolidation level the cluster offers; for an elastic job also its best EST
+ * mapping, `bestElasticRate`).
  */
 export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: ExecutorModel): number => {
   const perType = new Map<string, { gpus: number; largestHost: number }>();
@@ -569,7 +570,7 @@ export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: ExecutorMo
     }
   }
   // An elastic job may run its ESTs on GPUs of several types at once.
-  if (spec.elastic) best = Math.max(best, elasticRateBound(spec, cluster, truth));
+  if (spec.elastic) best = Math.max(best, bestElasticRate(spec, cluster, truth));
   // Per-job noise can speed a job up by at most `maxJobNoise`: divide it in so the bound holds for every draw.
   return best > 0 ? spec.iterations / (best * (truth.maxJobNoise ?? 1)) : Number.POSITIVE_INFINITY;
 };
