@@ -8,7 +8,7 @@ import type { Action } from '../core/model/action.ts';
 import type { Cluster, Host } from '../core/model/cluster.ts';
 import { type JobSpec, type JobState, type JobStatus, newJobState } from '../core/model/job.ts';
 import type { PerfModel, ThroughputEstimate, ThroughputQuery } from '../core/model/perf.ts';
-import { type Allocation, allocationGpuCount, busyGpuCount, sameGpus } from '../core/model/plan.ts';
+import { type Allocation, allocationGpuCount, sameGpus } from '../core/model/plan.ts';
 import { initialSchedulerState, type SchedulerState } from '../core/model/state.ts';
 import { UserModelPerfModel } from '../core/perf/user-models.ts';
 import { elasticExecutorThroughput, elasticRateBound } from './elastic.ts';
@@ -153,7 +153,47 @@ interface SimJob {
   measuredThroughput?: number;
   /** What `rate` was computed for: the allocation and the packed partner then holding GPUs (rates are pure in them). */
   rateInputs?: { readonly allocation: Allocation; readonly partner: SimJob | undefined };
+  /** The scheduler's last view of the job (`view` gives it again while nothing in it changed). */
+  view?: JobState;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * A new job with every field present from the start, in one order: the simulator's loops then see one object shape
+ * (fields added later, one job at a time, would give jobs many shapes and make every property access slow).
+ */
+const newSimJob = (spec: JobSpec, work: number): SimJob => {
+  const state = newJobState(spec);
+  return {
+    spec,
+    work,
+    status: state.status,
+    progress: state.progress,
+    attainedService: state.attainedService,
+    runningSeconds: state.runningSeconds,
+    waitingSince: state.waitingSince,
+    runningSince: undefined,
+    allocation: undefined,
+    restarts: state.restarts,
+    migrations: state.migrations,
+    finishTime: undefined,
+    firstStart: undefined,
+    failureReason: undefined,
+    outcome: undefined,
+    rate: 0,
+    commPerIteration: 0,
+    dollarsPerSecond: 0,
+    unpricedGpus: 0,
+    cost: 0,
+    unpricedGpuSeconds: 0,
+    pausedUntil: 0,
+    commSeconds: 0,
+    measuredThroughput: undefined,
+    rateInputs: undefined,
+    view: undefined,
+  };
+};
 
 const EPSILON = 1e-9;
 
@@ -290,26 +330,55 @@ export const simulate = (input: SimInput): SimResult => {
     ended++;
   };
 
+  // `busyGpuCount` over the held allocations (a packed pair counted once), without a list of them per event.
   const recountBusy = (): void => {
-    const held: [string, Allocation][] = [];
-    for (const job of active.values()) if (job.allocation) held.push([job.spec.id, job.allocation]);
-    busyGpus = busyGpuCount(held);
+    let busy = 0;
+    for (const job of active.values()) {
+      const allocation = job.allocation;
+      if (!allocation || (allocation.packedWith && allocation.packedWith < job.spec.id)) continue;
+      busy += allocationGpuCount(allocation);
+    }
+    busyGpus = busy;
   };
 
-  const view = (job: SimJob): JobState => ({
-    spec: job.spec,
-    status: job.status,
+  // The scheduler's view of a job; a job whose view did not change since the last round (a waiting job) gives the
+  // same object again: the round copies every job it is given, so only the values matter, and a week's thousands of
+  // waiting jobs then cost no new object per round.
+  const view = (job: SimJob): JobState => {
     // A job running past its declared length looks almost done to the scheduler, never over.
-    progress: Math.min(job.progress, job.spec.iterations * (1 - 1e-6)),
-    attainedService: job.attainedService,
-    runningSeconds: job.runningSeconds,
-    waitingSince: job.waitingSince,
-    restarts: job.restarts,
-    migrations: job.migrations,
-    ...(job.runningSince !== undefined ? { runningSince: job.runningSince } : {}),
-    ...(job.allocation ? { allocation: job.allocation } : {}),
-    ...(job.measuredThroughput !== undefined ? { measuredThroughput: job.measuredThroughput } : {}),
-  });
+    const progress = Math.min(job.progress, job.spec.iterations * (1 - 1e-6));
+    const last = job.view;
+    if (
+      last &&
+      last.status === job.status &&
+      last.progress === progress &&
+      last.attainedService === job.attainedService &&
+      last.runningSeconds === job.runningSeconds &&
+      last.waitingSince === job.waitingSince &&
+      last.restarts === job.restarts &&
+      last.migrations === job.migrations &&
+      last.runningSince === job.runningSince &&
+      last.allocation === job.allocation &&
+      last.measuredThroughput === job.measuredThroughput
+    )
+      return last;
+    const made: Mutable<JobState> = {
+      spec: job.spec,
+      status: job.status,
+      progress,
+      attainedService: job.attainedService,
+      runningSeconds: job.runningSeconds,
+      waitingSince: job.waitingSince,
+      restarts: job.restarts,
+      migrations: job.migrations,
+    };
+    // Optional fields only when set, in this order (as the view always listed them).
+    if (job.runningSince !== undefined) made.runningSince = job.runningSince;
+    if (job.allocation) made.allocation = job.allocation;
+    if (job.measuredThroughput !== undefined) made.measuredThroughput = job.measuredThroughput;
+    job.view = made;
+    return made;
+  };
 
   const apply = (action: Action, reasons: ReadonlyMap<string, string>): void => {
     if (action.kind === 'launchInstances' || action.kind === 'terminateInstance') return;
@@ -424,18 +493,7 @@ export const simulate = (input: SimInput): SimResult => {
     }
     while (nextArrival < arrivals.length && arrivals[nextArrival]!.submitTime <= now) {
       const spec = arrivals[nextArrival++]!;
-      const job: SimJob = {
-        ...newJobState(spec),
-        work: trueIterations(config.seed, spec.id, spec.iterations, config.lengthNoise),
-        rate: 0,
-        commPerIteration: 0,
-        dollarsPerSecond: 0,
-        unpricedGpus: 0,
-        cost: 0,
-        unpricedGpuSeconds: 0,
-        pausedUntil: 0,
-        commSeconds: 0,
-      };
+      const job = newSimJob(spec, trueIterations(config.seed, spec.id, spec.iterations, config.lengthNoise));
       all.push(job);
       active.set(spec.id, job);
       changed = true;

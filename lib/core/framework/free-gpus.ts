@@ -24,7 +24,9 @@ interface Layout {
   readonly typeIndex: ReadonlyMap<GpuTypeId, number>;
   /** Per group (racks and networks of every type): its hosts in cluster order and its capacity. */
   readonly groupHosts: readonly (readonly number[])[];
-  readonly groupCapacity: Int32Array;
+  readonly groupCapacity: readonly number[];
+  /** Per type (in `types` order): its GPUs. */
+  readonly typeCapacity: readonly number[];
   /** The empty cluster's free-count buckets (see `Buckets`), copied by every FreeGpus. */
   readonly buckets: Buckets;
 }
@@ -44,13 +46,14 @@ interface TypeLayout {
 /**
  * Hosts by (type, free count), each bucket a doubly linked list in insertion order: a host that changes count is
  * unlinked and appended to its new bucket's tail, as a Set's delete and add would order it (placement picks the
- * head, so the order is part of the decision). Flat arrays: a round copies them in one step each.
+ * head, so the order is part of the decision). Flat arrays of small integers: a round copies them in one step each
+ * (plain arrays: for a few hundred entries their copy is cheaper than a typed array's allocation).
  */
 interface Buckets {
-  readonly head: Int32Array;
-  readonly tail: Int32Array;
-  readonly next: Int32Array;
-  readonly prev: Int32Array;
+  readonly head: number[];
+  readonly tail: number[];
+  readonly next: number[];
+  readonly prev: number[];
 }
 
 const NONE = -1;
@@ -123,10 +126,10 @@ const buildLayout = (cluster: Cluster): Layout => {
     return layout;
   });
   const buckets: Buckets = {
-    head: new Int32Array(slots).fill(NONE),
-    tail: new Int32Array(slots).fill(NONE),
-    next: new Int32Array(hosts.length).fill(NONE),
-    prev: new Int32Array(hosts.length).fill(NONE),
+    head: new Array<number>(slots).fill(NONE),
+    tail: new Array<number>(slots).fill(NONE),
+    next: new Array<number>(hosts.length).fill(NONE),
+    prev: new Array<number>(hosts.length).fill(NONE),
   };
   for (let i = 0; i < hosts.length; i++) link(buckets, types[typeOf[i]!]!.bucketBase + hosts[i]!.gpuCount, i);
   return {
@@ -140,7 +143,8 @@ const buildLayout = (cluster: Cluster): Layout => {
     types,
     typeIndex,
     groupHosts,
-    groupCapacity: Int32Array.from(groupCapacity),
+    groupCapacity,
+    typeCapacity: types.map((t) => t.capacity),
     buckets,
   };
 };
@@ -183,8 +187,8 @@ export class FreeGpus {
   /** Per host: its free GPU indices, ascending. */
   private readonly free: (readonly number[])[];
   /** Per group: free GPUs; per type: free GPUs. */
-  private readonly groupFree: Int32Array;
-  private readonly typeFree: Int32Array;
+  private readonly groupFree: number[];
+  private readonly typeFree: number[];
   private readonly buckets: Buckets;
 
   /** `memo` (optional) keeps the cluster's layout between rounds; without it the layout is built here. */
@@ -193,7 +197,7 @@ export class FreeGpus {
     const layout = this.layout;
     this.free = layout.allFree.slice();
     this.groupFree = layout.groupCapacity.slice();
-    this.typeFree = Int32Array.from(layout.types, (t) => t.capacity);
+    this.typeFree = layout.typeCapacity.slice();
     this.buckets = copyBuckets(layout.buckets);
   }
 
