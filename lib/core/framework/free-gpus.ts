@@ -233,14 +233,7 @@ export class FreeGpus {
 
   /** Whether every GPU of the allocation exists, is usable and is free. */
   canReserve(allocation: Allocation): boolean {
-    for (const slice of allocation.slices) {
-      if (slice.gpus.length === 0) continue;
-      const i = this.layout.indexOf.get(slice.hostId);
-      if (i === undefined) return false;
-      const free = this.free[i]!;
-      for (const g of slice.gpus) if (!free.includes(g)) return false;
-    }
-    return true;
+    return this.hostsToTake(allocation) !== undefined;
   }
 
   reserve(allocation: Allocation): void {
@@ -249,9 +242,40 @@ export class FreeGpus {
 
   /** Reserves the allocation's GPUs when they are all free (`canReserve`, checked once); whether it did. */
   tryReserve(allocation: Allocation): boolean {
-    if (!this.canReserve(allocation)) return false;
-    for (const slice of allocation.slices) this.take(slice.hostId, slice.gpus);
+    const hosts = this.hostsToTake(allocation);
+    if (!hosts) return false;
+    const { slices } = allocation;
+    for (let s = 0; s < slices.length; s++) {
+      const gpus = slices[s]!.gpus;
+      const i = hosts[s]!;
+      // A slice without GPUs is taken from an unknown host as from any: nothing leaves it, the counts stay.
+      if (i === NONE) continue;
+      const left: number[] = [];
+      for (const g of this.free[i]!) if (!gpus.includes(g)) left.push(g);
+      // As many GPUs as the slice names leave the counts (a slice never names one GPU twice).
+      this.recount(i, left, -gpus.length);
+    }
     return true;
+  }
+
+  /**
+   * Each slice's host index when every GPU of the allocation exists, is usable and is free (NONE for an empty slice
+   * on an unknown host); undefined otherwise. One host lookup per slice serves both the check and the taking.
+   */
+  private hostsToTake(allocation: Allocation): number[] | undefined {
+    const hosts: number[] = [];
+    for (const slice of allocation.slices) {
+      const i = this.layout.indexOf.get(slice.hostId);
+      if (slice.gpus.length === 0) {
+        hosts.push(i ?? NONE);
+        continue;
+      }
+      if (i === undefined) return undefined;
+      const free = this.free[i]!;
+      for (const g of slice.gpus) if (!free.includes(g)) return undefined;
+      hosts.push(i);
+    }
+    return hosts;
   }
 
   release(allocation: Allocation): void {
@@ -308,16 +332,6 @@ export class FreeGpus {
       needed -= gpus.length;
     }
     return needed === 0 ? slices : undefined;
-  }
-
-  private take(hostId: string, gpus: readonly number[]): void {
-    const i = this.layout.indexOf.get(hostId)!;
-    // As many GPUs as the slice names leave the counts (a slice never names one GPU twice).
-    this.recount(
-      i,
-      this.free[i]!.filter((g) => !gpus.includes(g)),
-      -gpus.length,
-    );
   }
 
   /** Host `i` now has `free` GPUs free, `delta` more than before: move it between buckets, update the counts. */
