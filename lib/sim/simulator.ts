@@ -519,7 +519,9 @@ export const simulate = (input: SimInput): SimResult => {
   for (const job of active.values()) job.outcome = 'unfinished';
   advance(Math.min(now, horizon));
 
-  const records = all.map((job) => record(job, input, truth, now));
+  // The cluster's capacity per type, once for every job's lower bound (not once per job over every host).
+  const perType = capacityPerType(input.cluster);
+  const records = all.map((job) => record(job, input, truth, now, perType));
   const finishes = records.filter((r) => r.finishTime !== undefined).map((r) => r.finishTime!);
   const lastFinish = finishes.length > 0 ? Math.max(...finishes) : startTime;
   return {
@@ -555,7 +557,13 @@ const hostPricePerGpuSecond = (host: Host | undefined): number | undefined => {
   return Math.min(...offerings.map((o) => o.onDemandPerHour / o.gpus)) / 3600;
 };
 
-const record = (job: SimJob, input: SimInput, truth: ExecutorModel, endTime: number): JobRecord => {
+const record = (
+  job: SimJob,
+  input: SimInput,
+  truth: ExecutorModel,
+  endTime: number,
+  perType: ReadonlyMap<string, TypeCapacity>,
+): JobRecord => {
   const finish = job.finishTime;
   const until = finish ?? endTime;
   return {
@@ -575,8 +583,23 @@ const record = (job: SimJob, input: SimInput, truth: ExecutorModel, endTime: num
     unpricedGpuSeconds: job.unpricedGpuSeconds,
     restarts: job.restarts,
     migrations: job.migrations,
-    jctLowerBound: jctLowerBound({ ...job.spec, iterations: job.work }, input.cluster, truth),
+    jctLowerBound: jctLowerBound({ ...job.spec, iterations: job.work }, input.cluster, truth, perType),
   };
+};
+
+interface TypeCapacity {
+  readonly gpus: number;
+  readonly largestHost: number;
+}
+
+/** Every host's GPUs and the largest host, per GPU type (lost hosts included: the bound is over the cluster as given). */
+const capacityPerType = (cluster: Cluster): Map<string, TypeCapacity> => {
+  const perType = new Map<string, TypeCapacity>();
+  for (const h of cluster.hosts) {
+    const c = perType.get(h.gpuType) ?? { gpus: 0, largestHost: 0 };
+    perType.set(h.gpuType, { gpus: c.gpus + h.gpuCount, largestHost: Math.max(c.largestHost, h.gpuCount) });
+  }
+  return perType;
 };
 
 /**
@@ -584,12 +607,12 @@ const record = (job: SimJob, input: SimInput, truth: ExecutorModel, endTime: num
  * the allocations any policy may give it (allowed types; half, requested or double GPU count; elastic up to 2·maxP;
  * every consolidation level the cluster offers).
  */
-export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: ExecutorModel): number => {
-  const perType = new Map<string, { gpus: number; largestHost: number }>();
-  for (const h of cluster.hosts) {
-    const c = perType.get(h.gpuType) ?? { gpus: 0, largestHost: 0 };
-    perType.set(h.gpuType, { gpus: c.gpus + h.gpuCount, largestHost: Math.max(c.largestHost, h.gpuCount) });
-  }
+export const jctLowerBound = (
+  spec: JobSpec,
+  cluster: Cluster,
+  truth: ExecutorModel,
+  perType: ReadonlyMap<string, TypeCapacity> = capacityPerType(cluster),
+): number => {
   const allowed = spec.gpuTypes && spec.gpuTypes.length > 0 ? new Set(spec.gpuTypes) : undefined;
   const counts = new Set([Math.max(1, Math.floor(spec.gpus / 2)), spec.gpus, spec.gpus * 2]);
   if (spec.elastic) for (let g = 1; g <= 2 * spec.elastic.maxP; g++) counts.add(g);
