@@ -342,8 +342,8 @@ export const simulate = (input: SimInput): SimResult => {
   };
 
   // The scheduler's view of a job; a job whose view did not change since the last round (a waiting job) gives the
-  // same object again: the round copies every job it is given, so only the values matter, and a week's thousands of
-  // waiting jobs then cost no new object per round.
+  // same object again: the round copies every job it is given, so only the values matter, and a long queue (thousands
+  // of waiting jobs on an overloaded trace) then costs no new object per job and round.
   const view = (job: SimJob): JobState => {
     // A job running past its declared length looks almost done to the scheduler, never over.
     const progress = Math.min(job.progress, job.spec.iterations * (1 - 1e-6));
