@@ -8,7 +8,7 @@ import type { Action } from '../core/model/action.ts';
 import type { Cluster, Host } from '../core/model/cluster.ts';
 import { type JobSpec, type JobState, type JobStatus, newJobState } from '../core/model/job.ts';
 import type { PerfModel, ThroughputEstimate, ThroughputQuery } from '../core/model/perf.ts';
-import { type Allocation, allocationGpuCount, busyGpuCount, sameGpus } from '../core/model/plan.ts';
+import { type Allocation, allocationGpuCount, sameGpus } from '../core/model/plan.ts';
 import { initialSchedulerState, type SchedulerState } from '../core/model/state.ts';
 import { UserModelPerfModel } from '../core/perf/user-models.ts';
 import { elasticExecutorThroughput } from './elastic.ts';
@@ -154,7 +154,47 @@ interface SimJob {
   measuredThroughput?: number;
   /** What `rate` was computed for: the allocation and the packed partner then holding GPUs (rates are pure in them). */
   rateInputs?: { readonly allocation: Allocation; readonly partner: SimJob | undefined };
+  /** The scheduler's last view of the job (`view` gives it again while nothing in it changed). */
+  view?: JobState;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * A new job with every field present from the start, in one order: the simulator's loops then see one object shape
+ * (fields added later, one job at a time, would give jobs many shapes and make every property access slow).
+ */
+const newSimJob = (spec: JobSpec, work: number): SimJob => {
+  const state = newJobState(spec);
+  return {
+    spec,
+    work,
+    status: state.status,
+    progress: state.progress,
+    attainedService: state.attainedService,
+    runningSeconds: state.runningSeconds,
+    waitingSince: state.waitingSince,
+    runningSince: undefined,
+    allocation: undefined,
+    restarts: state.restarts,
+    migrations: state.migrations,
+    finishTime: undefined,
+    firstStart: undefined,
+    failureReason: undefined,
+    outcome: undefined,
+    rate: 0,
+    commPerIteration: 0,
+    dollarsPerSecond: 0,
+    unpricedGpus: 0,
+    cost: 0,
+    unpricedGpuSeconds: 0,
+    pausedUntil: 0,
+    commSeconds: 0,
+    measuredThroughput: undefined,
+    rateInputs: undefined,
+    view: undefined,
+  };
+};
 
 const EPSILON = 1e-9;
 
@@ -291,26 +331,55 @@ export const simulate = (input: SimInput): SimResult => {
     ended++;
   };
 
+  // `busyGpuCount` over the held allocations (a packed pair counted once), without a list of them per event.
   const recountBusy = (): void => {
-    const held: [string, Allocation][] = [];
-    for (const job of active.values()) if (job.allocation) held.push([job.spec.id, job.allocation]);
-    busyGpus = busyGpuCount(held);
+    let busy = 0;
+    for (const job of active.values()) {
+      const allocation = job.allocation;
+      if (!allocation || (allocation.packedWith && allocation.packedWith < job.spec.id)) continue;
+      busy += allocationGpuCount(allocation);
+    }
+    busyGpus = busy;
   };
 
-  const view = (job: SimJob): JobState => ({
-    spec: job.spec,
-    status: job.status,
+  // The scheduler's view of a job; a job whose view did not change since the last round (a waiting job) gives the
+  // same object again: the round copies every job it is given, so only the values matter, and a long queue (thousands
+  // of waiting jobs on an overloaded trace) then costs no new object per job and round.
+  const view = (job: SimJob): JobState => {
     // A job running past its declared length looks almost done to the scheduler, never over.
-    progress: Math.min(job.progress, job.spec.iterations * (1 - 1e-6)),
-    attainedService: job.attainedService,
-    runningSeconds: job.runningSeconds,
-    waitingSince: job.waitingSince,
-    restarts: job.restarts,
-    migrations: job.migrations,
-    ...(job.runningSince !== undefined ? { runningSince: job.runningSince } : {}),
-    ...(job.allocation ? { allocation: job.allocation } : {}),
-    ...(job.measuredThroughput !== undefined ? { measuredThroughput: job.measuredThroughput } : {}),
-  });
+    const progress = Math.min(job.progress, job.spec.iterations * (1 - 1e-6));
+    const last = job.view;
+    if (
+      last &&
+      last.status === job.status &&
+      last.progress === progress &&
+      last.attainedService === job.attainedService &&
+      last.runningSeconds === job.runningSeconds &&
+      last.waitingSince === job.waitingSince &&
+      last.restarts === job.restarts &&
+      last.migrations === job.migrations &&
+      last.runningSince === job.runningSince &&
+      last.allocation === job.allocation &&
+      last.measuredThroughput === job.measuredThroughput
+    )
+      return last;
+    const made: Mutable<JobState> = {
+      spec: job.spec,
+      status: job.status,
+      progress,
+      attainedService: job.attainedService,
+      runningSeconds: job.runningSeconds,
+      waitingSince: job.waitingSince,
+      restarts: job.restarts,
+      migrations: job.migrations,
+    };
+    // Optional fields only when set, in this order (as the view always listed them).
+    if (job.runningSince !== undefined) made.runningSince = job.runningSince;
+    if (job.allocation) made.allocation = job.allocation;
+    if (job.measuredThroughput !== undefined) made.measuredThroughput = job.measuredThroughput;
+    job.view = made;
+    return made;
+  };
 
   const apply = (action: Action, reasons: ReadonlyMap<string, string>): void => {
     if (action.kind === 'launchInstances' || action.kind === 'terminateInstance') return;
@@ -425,18 +494,7 @@ export const simulate = (input: SimInput): SimResult => {
     }
     while (nextArrival < arrivals.length && arrivals[nextArrival]!.submitTime <= now) {
       const spec = arrivals[nextArrival++]!;
-      const job: SimJob = {
-        ...newJobState(spec),
-        work: trueIterations(config.seed, spec.id, spec.iterations, config.lengthNoise),
-        rate: 0,
-        commPerIteration: 0,
-        dollarsPerSecond: 0,
-        unpricedGpus: 0,
-        cost: 0,
-        unpricedGpuSeconds: 0,
-        pausedUntil: 0,
-        commSeconds: 0,
-      };
+      const job = newSimJob(spec, trueIterations(config.seed, spec.id, spec.iterations, config.lengthNoise));
       all.push(job);
       active.set(spec.id, job);
       changed = true;
@@ -462,7 +520,9 @@ export const simulate = (input: SimInput): SimResult => {
   for (const job of active.values()) job.outcome = 'unfinished';
   advance(Math.min(now, horizon));
 
-  const records = all.map((job) => record(job, input, truth, now));
+  // The cluster's capacity per type, once for every job's lower bound (not once per job over every host).
+  const perType = capacityPerType(input.cluster);
+  const records = all.map((job) => record(job, input, truth, now, perType));
   const finishes = records.filter((r) => r.finishTime !== undefined).map((r) => r.finishTime!);
   const lastFinish = finishes.length > 0 ? Math.max(...finishes) : startTime;
   return {
@@ -498,7 +558,13 @@ const hostPricePerGpuSecond = (host: Host | undefined): number | undefined => {
   return Math.min(...offerings.map((o) => o.onDemandPerHour / o.gpus)) / 3600;
 };
 
-const record = (job: SimJob, input: SimInput, truth: ExecutorModel, endTime: number): JobRecord => {
+const record = (
+  job: SimJob,
+  input: SimInput,
+  truth: ExecutorModel,
+  endTime: number,
+  perType: ReadonlyMap<string, TypeCapacity>,
+): JobRecord => {
   const finish = job.finishTime;
   const until = finish ?? endTime;
   return {
@@ -518,8 +584,23 @@ const record = (job: SimJob, input: SimInput, truth: ExecutorModel, endTime: num
     unpricedGpuSeconds: job.unpricedGpuSeconds,
     restarts: job.restarts,
     migrations: job.migrations,
-    jctLowerBound: jctLowerBound({ ...job.spec, iterations: job.work }, input.cluster, truth),
+    jctLowerBound: jctLowerBound({ ...job.spec, iterations: job.work }, input.cluster, truth, perType),
   };
+};
+
+interface TypeCapacity {
+  readonly gpus: number;
+  readonly largestHost: number;
+}
+
+/** Every host's GPUs and the largest host, per GPU type (lost hosts included: the bound is over the cluster as given). */
+const capacityPerType = (cluster: Cluster): Map<string, TypeCapacity> => {
+  const perType = new Map<string, TypeCapacity>();
+  for (const h of cluster.hosts) {
+    const c = perType.get(h.gpuType) ?? { gpus: 0, largestHost: 0 };
+    perType.set(h.gpuType, { gpus: c.gpus + h.gpuCount, largestHost: Math.max(c.largestHost, h.gpuCount) });
+  }
+  return perType;
 };
 
 /**
@@ -528,12 +609,12 @@ const record = (job: SimJob, input: SimInput, truth: ExecutorModel, endTime: num
  * to double; elastic up to 2·maxP; every consolidation level the cluster offers; for an elastic job also its best EST
  * mapping, `bestElasticRate`).
  */
-export const jctLowerBound = (spec: JobSpec, cluster: Cluster, truth: ExecutorModel): number => {
-  const perType = new Map<string, { gpus: number; largestHost: number }>();
-  for (const h of cluster.hosts) {
-    const c = perType.get(h.gpuType) ?? { gpus: 0, largestHost: 0 };
-    perType.set(h.gpuType, { gpus: c.gpus + h.gpuCount, largestHost: Math.max(c.largestHost, h.gpuCount) });
-  }
+export const jctLowerBound = (
+  spec: JobSpec,
+  cluster: Cluster,
+  truth: ExecutorModel,
+  perType: ReadonlyMap<string, TypeCapacity> = capacityPerType(cluster),
+): number => {
   const allowed = spec.gpuTypes && spec.gpuTypes.length > 0 ? new Set(spec.gpuTypes) : undefined;
   // Crius's half, requested and double; ElasticFlow's power-of-two shares up to double (a communication-bound job
   // spread over hosts can run faster on the GPUs of one host).

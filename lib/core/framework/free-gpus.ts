@@ -2,117 +2,238 @@ import type { Cluster, Host, HostSlice } from '../model/cluster.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
 import { type Allocation, allocationGpuCount } from '../model/plan.ts';
 import { LEVELS, type Level, levelRank } from '../model/topology.ts';
+import { memoKey, type RoundMemo } from './round-memo.ts';
 
-interface Group {
-  readonly hosts: HostEntry[];
-  free: number;
+/**
+ * What never changes about a cluster's usable hosts (their order, types, racks and networks): built once per
+ * cluster and shared by every round's FreeGpus, which then only copies a few flat arrays instead of re-indexing
+ * every host (a Philly week runs 13,000 rounds on 420 hosts).
+ */
+interface Layout {
+  readonly hosts: readonly Host[];
+  /** Host id → index into `hosts` (usable hosts only). */
+  readonly indexOf: ReadonlyMap<string, number>;
+  /** Per host: its position in the cluster, its type's index, its rack's and its network's group index. */
+  readonly order: Int32Array;
+  readonly typeOf: Int32Array;
+  readonly rackOf: Int32Array;
+  readonly networkOf: Int32Array;
+  /** Every GPU of a host free, ascending (shared, never mutated: a host's free list is replaced, not edited). */
+  readonly allFree: readonly (readonly number[])[];
+  readonly types: readonly TypeLayout[];
+  readonly typeIndex: ReadonlyMap<GpuTypeId, number>;
+  /** Per group (racks and networks of every type): its hosts in cluster order and its capacity. */
+  readonly groupHosts: readonly (readonly number[])[];
+  readonly groupCapacity: readonly number[];
+  /** Per type (in `types` order): its GPUs. */
+  readonly typeCapacity: readonly number[];
+  /** The empty cluster's free-count buckets (see `Buckets`), copied by every FreeGpus. */
+  readonly buckets: Buckets;
 }
 
-interface HostEntry {
-  readonly host: Host;
-  readonly order: number;
-  /** Free GPU indices, ascending. */
-  free: number[];
-  readonly rack: Group;
-  readonly network: Group;
+interface TypeLayout {
+  readonly type: GpuTypeId;
+  readonly hosts: readonly number[];
+  /** Group indices of its racks and networks, in order of first appearance. */
+  readonly racks: readonly number[];
+  readonly networks: readonly number[];
+  readonly capacity: number;
+  readonly largestHost: number;
+  /** Bucket slots: counts 0 … largestHost, at `bucketBase + count`. */
+  readonly bucketBase: number;
 }
 
-interface TypeIndex {
-  readonly hosts: HostEntry[];
-  /** buckets[c] = hosts of this type with exactly c free GPUs, for O(gpusPerHost) best-fit lookups. */
-  readonly buckets: Set<HostEntry>[];
-  readonly racks: Map<string, Group>;
-  readonly networks: Map<string, Group>;
-  free: number;
-  capacity: number;
+/**
+ * Hosts by (type, free count), each bucket a doubly linked list in insertion order: a host that changes count is
+ * unlinked and appended to its new bucket's tail, as a Set's delete and add would order it (placement picks the
+ * head, so the order is part of the decision). Flat arrays of small integers: a round copies them in one step each
+ * (plain arrays: for a few hundred entries their copy is cheaper than a typed array's allocation).
+ */
+interface Buckets {
+  readonly head: number[];
+  readonly tail: number[];
+  readonly next: number[];
+  readonly prev: number[];
 }
+
+const NONE = -1;
+
+const buildLayout = (cluster: Cluster): Layout => {
+  const hosts: Host[] = [];
+  const order: number[] = [];
+  const typeOf: number[] = [];
+  const rackOf: number[] = [];
+  const networkOf: number[] = [];
+  const typeIndex = new Map<GpuTypeId, number>();
+  const typeHosts: number[][] = [];
+  const typeRacks: Map<string, number>[] = [];
+  const typeNetworks: Map<string, number>[] = [];
+  const groupHosts: number[][] = [];
+  const groupCapacity: number[] = [];
+  const groupIn = (groups: Map<string, number>, key: string): number => {
+    let g = groups.get(key);
+    if (g === undefined) {
+      g = groupHosts.length;
+      groups.set(key, g);
+      groupHosts.push([]);
+      groupCapacity.push(0);
+    }
+    return g;
+  };
+  cluster.hosts.forEach((host, position) => {
+    if (host.state === 'lost' || host.state === 'draining') return;
+    let t = typeIndex.get(host.gpuType);
+    if (t === undefined) {
+      t = typeHosts.length;
+      typeIndex.set(host.gpuType, t);
+      typeHosts.push([]);
+      typeRacks.push(new Map());
+      typeNetworks.push(new Map());
+    }
+    const i = hosts.length;
+    const rack = groupIn(typeRacks[t]!, host.rack);
+    const network = groupIn(typeNetworks[t]!, `${host.zone}/${host.network}`);
+    hosts.push(host);
+    order.push(position);
+    typeOf.push(t);
+    rackOf.push(rack);
+    networkOf.push(network);
+    typeHosts[t]!.push(i);
+    for (const g of [rack, network]) {
+      groupHosts[g]!.push(i);
+      groupCapacity[g]! += host.gpuCount;
+    }
+  });
+  let slots = 0;
+  const types: TypeLayout[] = [...typeIndex.keys()].map((type, t) => {
+    const members = typeHosts[t]!;
+    let capacity = 0;
+    let largestHost = 0;
+    for (const i of members) {
+      capacity += hosts[i]!.gpuCount;
+      largestHost = Math.max(largestHost, hosts[i]!.gpuCount);
+    }
+    const layout = {
+      type,
+      hosts: members,
+      racks: [...typeRacks[t]!.values()],
+      networks: [...typeNetworks[t]!.values()],
+      capacity,
+      largestHost,
+      bucketBase: slots,
+    };
+    slots += largestHost + 1;
+    return layout;
+  });
+  const buckets: Buckets = {
+    head: new Array<number>(slots).fill(NONE),
+    tail: new Array<number>(slots).fill(NONE),
+    next: new Array<number>(hosts.length).fill(NONE),
+    prev: new Array<number>(hosts.length).fill(NONE),
+  };
+  for (let i = 0; i < hosts.length; i++) link(buckets, types[typeOf[i]!]!.bucketBase + hosts[i]!.gpuCount, i);
+  return {
+    hosts,
+    indexOf: new Map(hosts.map((h, i) => [h.id, i])),
+    order: Int32Array.from(order),
+    typeOf: Int32Array.from(typeOf),
+    rackOf: Int32Array.from(rackOf),
+    networkOf: Int32Array.from(networkOf),
+    allFree: hosts.map((h) => Array.from({ length: h.gpuCount }, (_, g) => g)),
+    types,
+    typeIndex,
+    groupHosts,
+    groupCapacity,
+    typeCapacity: types.map((t) => t.capacity),
+    buckets,
+  };
+};
+
+/** Appends host `i` to the tail of bucket `slot`. */
+const link = (b: Buckets, slot: number, i: number): void => {
+  const last = b.tail[slot]!;
+  b.prev[i] = last;
+  b.next[i] = NONE;
+  if (last === NONE) b.head[slot] = i;
+  else b.next[last] = i;
+  b.tail[slot] = i;
+};
+
+/** Removes host `i` from bucket `slot`. */
+const unlink = (b: Buckets, slot: number, i: number): void => {
+  const before = b.prev[i]!;
+  const after = b.next[i]!;
+  if (before === NONE) b.head[slot] = after;
+  else b.next[before] = after;
+  if (after === NONE) b.tail[slot] = before;
+  else b.prev[after] = before;
+};
+
+const copyBuckets = (b: Buckets): Buckets => ({
+  head: b.head.slice(),
+  tail: b.tail.slice(),
+  next: b.next.slice(),
+  prev: b.prev.slice(),
+});
+
+const LAYOUT = memoKey<{ hosts: readonly Host[]; layout: Layout }>('free GPUs layout');
 
 /**
  * The free GPUs of a cluster during one round: what placement stages reserve from.
  * Lookups are by free-count buckets and per-rack lists so that a 10,000-GPU round stays linear in jobs.
  */
 export class FreeGpus {
-  private readonly hosts = new Map<string, HostEntry>();
-  private readonly types = new Map<GpuTypeId, TypeIndex>();
+  private readonly layout: Layout;
+  /** Per host: its free GPU indices, ascending. */
+  private readonly free: (readonly number[])[];
+  /** Per group: free GPUs; per type: free GPUs. */
+  private readonly groupFree: number[];
+  private readonly typeFree: number[];
+  private readonly buckets: Buckets;
 
-  constructor(cluster: Cluster) {
-    // zone → network → the network's group key, so that a key string is built once per network, not per host.
-    const networkKeys = new Map<string, Map<string, string>>();
-    const networkKey = (zone: string, network: string): string => {
-      let inZone = networkKeys.get(zone);
-      if (!inZone) {
-        inZone = new Map();
-        networkKeys.set(zone, inZone);
-      }
-      let key = inZone.get(network);
-      if (key === undefined) {
-        key = `${zone}/${network}`;
-        inZone.set(network, key);
-      }
-      return key;
-    };
-    cluster.hosts.forEach((host, order) => {
-      if (host.state === 'lost' || host.state === 'draining') return;
-      let index = this.types.get(host.gpuType);
-      if (!index) {
-        index = { hosts: [], buckets: [], racks: new Map(), networks: new Map(), free: 0, capacity: 0 };
-        this.types.set(host.gpuType, index);
-      }
-      const free: number[] = [];
-      for (let i = 0; i < host.gpuCount; i++) free.push(i);
-      const entry: HostEntry = {
-        host,
-        order,
-        free,
-        rack: group(index.racks, host.rack),
-        network: group(index.networks, networkKey(host.zone, host.network)),
-      };
-      entry.rack.hosts.push(entry);
-      entry.rack.free += host.gpuCount;
-      entry.network.hosts.push(entry);
-      entry.network.free += host.gpuCount;
-      this.hosts.set(host.id, entry);
-      index.hosts.push(entry);
-      bucket(index, host.gpuCount).add(entry);
-      index.free += host.gpuCount;
-      index.capacity += host.gpuCount;
-    });
+  /** `memo` (optional) keeps the cluster's layout between rounds; without it the layout is built here. */
+  constructor(cluster: Cluster, memo?: RoundMemo) {
+    this.layout = memo ? memoLayout(cluster, memo) : buildLayout(cluster);
+    const layout = this.layout;
+    this.free = layout.allFree.slice();
+    this.groupFree = layout.groupCapacity.slice();
+    this.typeFree = layout.typeCapacity.slice();
+    this.buckets = copyBuckets(layout.buckets);
   }
 
   gpuTypes(): GpuTypeId[] {
-    return [...this.types.keys()];
+    return this.layout.types.map((t) => t.type);
   }
 
   freeOf(type: GpuTypeId): number {
-    return this.types.get(type)?.free ?? 0;
+    const t = this.layout.typeIndex.get(type);
+    return t === undefined ? 0 : this.typeFree[t]!;
   }
 
   capacityOf(type: GpuTypeId): number {
-    return this.types.get(type)?.capacity ?? 0;
+    const t = this.layout.typeIndex.get(type);
+    return t === undefined ? 0 : this.layout.types[t]!.capacity;
   }
 
   /** Largest host of a type: the biggest job that can be consolidated on one machine. */
   largestHost(type: GpuTypeId): number {
-    return Math.max(0, ...(this.types.get(type)?.hosts.map((h) => h.host.gpuCount) ?? []));
+    const t = this.layout.typeIndex.get(type);
+    return t === undefined ? 0 : this.layout.types[t]!.largestHost;
   }
 
   host(hostId: string): Host | undefined {
-    return this.hosts.get(hostId)?.host;
+    const i = this.layout.indexOf.get(hostId);
+    return i === undefined ? undefined : this.layout.hosts[i];
   }
 
   isFree(hostId: string, gpu: number): boolean {
-    return this.hosts.get(hostId)?.free.includes(gpu) ?? false;
+    const i = this.layout.indexOf.get(hostId);
+    return i !== undefined && this.free[i]!.includes(gpu);
   }
 
   /** Whether every GPU of the allocation exists, is usable and is free. */
   canReserve(allocation: Allocation): boolean {
-    for (const slice of allocation.slices) {
-      if (slice.gpus.length === 0) continue;
-      const free = this.hosts.get(slice.hostId)?.free;
-      if (!free) return false;
-      for (const g of slice.gpus) if (!free.includes(g)) return false;
-    }
-    return true;
+    return this.hostsToTake(allocation) !== undefined;
   }
 
   reserve(allocation: Allocation): void {
@@ -121,24 +242,54 @@ export class FreeGpus {
 
   /** Reserves the allocation's GPUs when they are all free (`canReserve`, checked once); whether it did. */
   tryReserve(allocation: Allocation): boolean {
-    if (!this.canReserve(allocation)) return false;
-    for (const slice of allocation.slices) this.take(slice.hostId, slice.gpus);
+    const hosts = this.hostsToTake(allocation);
+    if (!hosts) return false;
+    const { slices } = allocation;
+    for (let s = 0; s < slices.length; s++) {
+      const gpus = slices[s]!.gpus;
+      const i = hosts[s]!;
+      // A slice without GPUs is taken from an unknown host as from any: nothing leaves it, the counts stay.
+      if (i === NONE) continue;
+      const left: number[] = [];
+      for (const g of this.free[i]!) if (!gpus.includes(g)) left.push(g);
+      // As many GPUs as the slice names leave the counts (a slice never names one GPU twice).
+      this.recount(i, left, -gpus.length);
+    }
     return true;
+  }
+
+  /**
+   * Each slice's host index when every GPU of the allocation exists, is usable and is free (NONE for an empty slice
+   * on an unknown host); undefined otherwise. One host lookup per slice serves both the check and the taking.
+   */
+  private hostsToTake(allocation: Allocation): number[] | undefined {
+    const hosts: number[] = [];
+    for (const slice of allocation.slices) {
+      const i = this.layout.indexOf.get(slice.hostId);
+      if (slice.gpus.length === 0) {
+        hosts.push(i ?? NONE);
+        continue;
+      }
+      if (i === undefined) return undefined;
+      const free = this.free[i]!;
+      for (const g of slice.gpus) if (!free.includes(g)) return undefined;
+      hosts.push(i);
+    }
+    return hosts;
   }
 
   release(allocation: Allocation): void {
     for (const slice of allocation.slices) {
-      const entry = this.hosts.get(slice.hostId);
-      if (!entry) continue;
-      const index = this.types.get(entry.host.gpuType)!;
-      index.buckets[entry.free.length]!.delete(entry);
-      const before = entry.free.length;
-      entry.free = sortedUnion(entry.free, slice.gpus);
-      const added = entry.free.length - before;
-      bucket(index, entry.free.length).add(entry);
-      index.free += added;
-      entry.rack.free += added;
-      entry.network.free += added;
+      const i = this.layout.indexOf.get(slice.hostId);
+      if (i === undefined) continue;
+      const before = this.free[i]!;
+      // Only GPUs the host has: a stale allocation naming more cannot grow it past its size.
+      const gpuCount = this.layout.hosts[i]!.gpuCount;
+      const after = sortedUnion(
+        before,
+        slice.gpus.filter((g) => g >= 0 && g < gpuCount),
+      );
+      this.recount(i, after, after.length - before.length);
     }
   }
 
@@ -152,11 +303,15 @@ export class FreeGpus {
     count: number,
     maxLevel: Level = 'network',
   ): { slices: HostSlice[]; level: Level } | undefined {
-    const index = this.types.get(type);
-    if (!index || count <= 0 || index.free < count) return undefined;
+    const t = this.layout.typeIndex.get(type);
+    if (t === undefined || count <= 0 || this.typeFree[t]! < count) return undefined;
+    const index = this.layout.types[t]!;
     for (const level of LEVELS) {
       if (levelRank(level) > levelRank(maxLevel)) break;
-      const slices = level === 'machine' ? this.bestHost(index, count) : this.bestGroup(index, level, count);
+      const slices =
+        level === 'machine'
+          ? this.bestHost(index, count)
+          : this.bestGroup(level === 'rack' ? index.racks : index.networks, count);
       if (slices) return { slices, level };
     }
     return undefined;
@@ -164,83 +319,82 @@ export class FreeGpus {
 
   /** Network-agnostic first fit: GPUs from hosts in cluster order (the Gandiva/YARN-style baseline placement). */
   firstFit(type: GpuTypeId, count: number): HostSlice[] | undefined {
-    const index = this.types.get(type);
-    if (!index || count <= 0 || index.free < count) return undefined;
+    const t = this.layout.typeIndex.get(type);
+    if (t === undefined || count <= 0 || this.typeFree[t]! < count) return undefined;
     const slices: HostSlice[] = [];
     let needed = count;
-    for (const entry of index.hosts) {
+    for (const i of this.layout.types[t]!.hosts) {
       if (needed === 0) break;
-      if (entry.free.length === 0) continue;
-      const gpus = entry.free.slice(0, needed);
-      slices.push({ hostId: entry.host.id, gpus });
+      const free = this.free[i]!;
+      if (free.length === 0) continue;
+      const gpus = free.slice(0, needed);
+      slices.push({ hostId: this.layout.hosts[i]!.id, gpus });
       needed -= gpus.length;
     }
     return needed === 0 ? slices : undefined;
   }
 
-  private take(hostId: string, gpus: readonly number[]): void {
-    const entry = this.hosts.get(hostId)!;
-    const index = this.types.get(entry.host.gpuType)!;
-    index.buckets[entry.free.length]!.delete(entry);
-    entry.free = entry.free.filter((g) => !gpus.includes(g));
-    bucket(index, entry.free.length).add(entry);
-    index.free -= gpus.length;
-    entry.rack.free -= gpus.length;
-    entry.network.free -= gpus.length;
+  /** Host `i` now has `free` GPUs free, `delta` more than before: move it between buckets, update the counts. */
+  private recount(i: number, free: readonly number[], delta: number): void {
+    const layout = this.layout;
+    const t = layout.typeOf[i]!;
+    const base = layout.types[t]!.bucketBase;
+    unlink(this.buckets, base + this.free[i]!.length, i);
+    this.free[i] = free;
+    link(this.buckets, base + free.length, i);
+    this.typeFree[t]! += delta;
+    this.groupFree[layout.rackOf[i]!]! += delta;
+    this.groupFree[layout.networkOf[i]!]! += delta;
   }
 
-  private bestHost(index: TypeIndex, count: number): HostSlice[] | undefined {
-    for (let c = count; c < index.buckets.length; c++) {
-      const set = index.buckets[c];
-      if (!set || set.size === 0) continue;
+  private bestHost(index: TypeLayout, count: number): HostSlice[] | undefined {
+    for (let c = count; c <= index.largestHost; c++) {
       // First in bucket order: deterministic for the same inputs, and O(1) instead of scanning for the lowest index.
-      const best = set.values().next().value;
-      if (best) return [{ hostId: best.host.id, gpus: best.free.slice(0, count) }];
+      const best = this.buckets.head[index.bucketBase + c]!;
+      if (best !== NONE)
+        return [{ hostId: this.layout.hosts[best]!.id, gpus: this.free[best]!.slice(0, count) }];
     }
     return undefined;
   }
 
-  private bestGroup(index: TypeIndex, level: Level, count: number): HostSlice[] | undefined {
-    const groups = level === 'rack' ? index.racks : index.networks;
-    let best: Group | undefined;
-    for (const candidate of groups.values()) {
-      if (candidate.free >= count && (!best || candidate.free < best.free)) best = candidate;
+  private bestGroup(groups: readonly number[], count: number): HostSlice[] | undefined {
+    let best = NONE;
+    for (const g of groups) {
+      const free = this.groupFree[g]!;
+      if (free >= count && (best === NONE || free < this.groupFree[best]!)) best = g;
     }
-    if (!best) return undefined;
-    const sorted = best.hosts
-      .filter((h) => h.free.length > 0)
-      .sort((a, b) => b.free.length - a.free.length || a.order - b.order);
+    if (best === NONE) return undefined;
+    const { order, hosts } = this.layout;
+    const sorted = this.layout.groupHosts[best]!.filter((i) => this.free[i]!.length > 0).sort(
+      (a, b) => this.free[b]!.length - this.free[a]!.length || order[a]! - order[b]!,
+    );
     const slices: HostSlice[] = [];
     let needed = count;
-    for (const entry of sorted) {
+    for (const i of sorted) {
       if (needed === 0) break;
-      const gpus = entry.free.slice(0, needed);
-      slices.push({ hostId: entry.host.id, gpus });
+      const gpus = this.free[i]!.slice(0, needed);
+      slices.push({ hostId: hosts[i]!.id, gpus });
       needed -= gpus.length;
     }
     return slices;
   }
 }
 
+/** The cluster's layout, kept in the memo while the cluster's host list is the same. */
+const memoLayout = (cluster: Cluster, memo: RoundMemo): Layout => {
+  const slot = memo.of(cluster, LAYOUT, () => ({ hosts: cluster.hosts, layout: buildLayout(cluster) }));
+  if (slot.hosts !== cluster.hosts) {
+    slot.hosts = cluster.hosts;
+    slot.layout = buildLayout(cluster);
+  }
+  return slot.layout;
+};
+
 /** `free` (ascending, distinct) with `gpus` added: ascending, distinct. */
 const sortedUnion = (free: readonly number[], gpus: readonly number[]): number[] => {
   const out = [...free];
   for (const g of gpus) if (!out.includes(g)) out.push(g);
   return out.length === free.length ? out : out.sort((a, b) => a - b);
-};
-
-const bucket = (index: TypeIndex, free: number): Set<HostEntry> => {
-  while (index.buckets.length <= free) index.buckets.push(new Set());
-  return index.buckets[free]!;
-};
-
-const group = (map: Map<string, Group>, key: string): Group => {
-  let g = map.get(key);
-  if (!g) {
-    g = { hosts: [], free: 0 };
-    map.set(key, g);
-  }
-  return g;
 };
 
 /** Consolidation level of an allocation on a cluster: the smallest tier that contains all its GPUs. */

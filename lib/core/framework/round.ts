@@ -90,7 +90,7 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
 
   const ordered = policy.order.order(active, ctx);
   const demands = policy.allocate.allocate(ordered, ctx);
-  const free = new FreeGpus(input.cluster);
+  const free = new FreeGpus(input.cluster, ctx.memo);
   let plan = policy.place.place(ordered, demands, free, ctx);
   if (policy.pack) plan = policy.pack.pack(ordered, plan, free, ctx);
   if (policy.migrate) plan = policy.migrate.relabel(ordered, plan, free, ctx);

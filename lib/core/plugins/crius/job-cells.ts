@@ -467,12 +467,29 @@ const sharedConfigs = (ctx: RoundContext, statics: StaticCells): SharedConfigs =
   const calibration = ctx.state.cellCalibration;
   const last = statics.lastShared;
   if (last && last.scratch === ctx.scratch && last.calibration === calibration) return last.shared;
-  const made = statics.raws.map((r) => ({
-    source: r,
-    config: config(calibration, undefined, r.type, r.gpus, r.raw, statics.reference, r.key, r.efficiencyKey),
-  }));
-  made.sort((a, b) => byValue(a.config, b.config));
-  const shared = { configs: made.map((m) => m.config), sources: made.map((m) => m.source) };
+  // Configs and their sources sorted together by insertion (a dozen Cells at most: no pair objects, no closures).
+  const configs: CellConfig[] = [];
+  const sources: StaticCell[] = [];
+  for (const r of statics.raws) {
+    const c = config(
+      calibration,
+      undefined,
+      r.type,
+      r.gpus,
+      r.raw,
+      statics.reference,
+      r.key,
+      r.efficiencyKey,
+    );
+    let j = configs.length;
+    for (; j > 0 && byValue(configs[j - 1]!, c) > 0; j--) {
+      configs[j] = configs[j - 1]!;
+      sources[j] = sources[j - 1]!;
+    }
+    configs[j] = c;
+    sources[j] = r;
+  }
+  const shared = { configs, sources };
   statics.lastShared = { scratch: ctx.scratch, calibration, shared };
   return shared;
 };
