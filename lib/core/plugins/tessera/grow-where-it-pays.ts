@@ -12,7 +12,8 @@ import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
  * racks — slower than what it had (e.g. 16 GPUs over two racks run slower than 4 on one). After the wrapped stage
  * has placed everyone, each running job placed on more GPUs than it holds keeps its current GPUs instead, unless
  * the new placement's estimated rate (its GPU type, count and topology) saves more time on its remaining
- * iterations than the restart the move costs. Packed and elastic allocations are left as they are.
+ * iterations than the restart the move costs. Packed and elastic jobs are left as placed (an elastic job's GPUs
+ * are a claim the elastic tier resizes every round).
  */
 export const growWhereItPays = (
   inner: PlaceStage,
@@ -24,7 +25,7 @@ export const growWhereItPays = (
     for (const job of ordered) {
       const placed = plan.get(job.spec.id);
       const held = isHolding(job) ? job.allocation : undefined;
-      if (!placed || !held || placed.packedWith || placed.ests || held.ests) continue;
+      if (!placed || !held || job.spec.elastic || placed.packedWith || placed.ests || held.ests) continue;
       if (allocationGpuCount(placed) <= allocationGpuCount(held)) continue;
       if (growthPays(job, held, placed, remainingOf(job), ctx)) continue;
       free.release(placed);

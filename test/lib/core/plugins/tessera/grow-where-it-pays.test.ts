@@ -57,4 +57,16 @@ describe('a running job grows only onto a placement that pays', () => {
     const { plan } = place(c, [x], grow);
     assert.deepEqual(plan.get('X'), x.allocation);
   });
+
+  test('an elastic job is left as placed (its GPUs are a claim the elastic tier resizes every round)', () => {
+    const c = twoRacks(1);
+    const [h0] = c.hosts.map((h) => h.id) as [string];
+    const elastic = { maxP: 4, minGpus: 0, heterogeneous: false };
+    const x = running({ id: 'X', gpus: 2, iterations: 1e6, elastic }, on('V100', [h0, [0, 1]]));
+    const { plan } = place(c, [x], grow);
+    assert.equal(
+      plan.get('X')!.slices.reduce((n, s) => n + s.gpus.length, 0),
+      4,
+    );
+  });
 });
