@@ -63,11 +63,6 @@ export interface CriusAllocateOptions extends CellOptions {
   readonly typeSwap?: Omit<TypeSwapOptions, 'restartSeconds'>;
   /** A waiting job takes a clearly faster Cell from jobs later in the order (tessera; `reclaim-faster.ts`). */
   readonly reclaimFaster?: ReclaimFasterOptions;
-  /**
-   * Jobs the search's scaling moves must not touch this round (tessera: the jobs that set the makespan; Crius moves
-   * any holder): such a job is not shrunk or moved to a slower type to admit another.
-   */
-  readonly unmovable?: (ordered: readonly JobState[], ctx: RoundContext) => ReadonlySet<string>;
 }
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
@@ -159,14 +154,6 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       cellsOf,
     };
     const cache = new MoveCache();
-    // The search with the unmovable jobs kept out of its moves, made when a job first needs the search.
-    let search: SearchContext | undefined;
-    const searchContext = (): SearchContext => {
-      if (search) return search;
-      const unmovable = o.unmovable?.(ordered, ctx);
-      search = unmovable && unmovable.size > 0 ? { ...s, movable: (id) => !unmovable.has(id) } : s;
-      return search;
-    };
 
     const queue: JobState[] = [];
     for (const job of ordered) {
@@ -189,7 +176,7 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       }
       const choice: Choice | undefined = s.budget.exhausted
         ? directFit(cells, vc)
-        : scaleResource(cells, searchContext(), cache);
+        : scaleResource(cells, s, cache);
       const victims =
         choice && o.reclaimFaster && !s.budget.exhausted
           ? reclaimFaster(cells, choice.admit, vc, byId, rank.get(job.spec.id)!, s.budget, o.reclaimFaster)

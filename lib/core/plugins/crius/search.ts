@@ -56,8 +56,6 @@ export interface SearchContext {
   readonly breadth: number;
   /** The Cells of a job holding GPUs (lazily computed by the caller). */
   readonly cellsOf: (jobId: string) => JobCells | undefined;
-  /** Jobs a scaling move may touch (all when absent; tessera keeps the jobs that set the makespan out). */
-  readonly movable?: (jobId: string) => boolean;
 }
 
 interface Candidates {
@@ -131,8 +129,7 @@ export const release = (
   const candidates = cache.get(type, s);
   if (candidates.bound < need) return undefined;
   // The `breadth` most efficient feasible moves, plus the `depth` that free the most (for large needs).
-  const feasible = (m: Move) =>
-    (s.movable?.(m.jobId) ?? true) && (m.to.gpuType === type || s.vc.free(m.to.gpuType) >= m.to.gpus);
+  const feasible = (m: Move) => m.to.gpuType === type || s.vc.free(m.to.gpuType) >= m.to.gpus;
   const pool: Move[] = [];
   const inPool = new Set<Move>();
   const take = (list: readonly Move[], count: number): void => {

@@ -30,40 +30,20 @@ const remainingSeconds = (job: JobState, ctx: RoundContext): number => {
 export const srtfWithMakespanGuard: OrderStage = {
   name: 'srtf+makespan-guard',
   order: (jobs, ctx) => {
-    const { remaining, drain } = backlog(jobs, ctx);
+    const remaining = new Map<string, number>();
+    let work = 0;
+    for (const job of jobs) {
+      const r = remainingSeconds(job, ctx);
+      remaining.set(job.spec.id, r);
+      if (Number.isFinite(r)) work += r * job.spec.gpus;
+    }
+    let gpus = 0;
+    for (const c of ctx.capacity.values()) gpus += c.gpus;
+    const drain = work / Math.max(1, gpus);
     return sortByKey(jobs, (job) => {
       const r = remaining.get(job.spec.id)!;
       // Guarded jobs sort below every unguarded key (keys are ≥ 0), longest first among themselves.
-      return isGuarded(r, drain) ? -r : r;
+      return Number.isFinite(r) && r >= drain && r > 0 ? -r : r;
     });
   },
-};
-
-/** Each job's estimated remaining seconds and the backlog's drain time (active jobs' remaining GPU-seconds ÷ GPUs). */
-const backlog = (jobs: readonly JobState[], ctx: RoundContext) => {
-  const remaining = new Map<string, number>();
-  let work = 0;
-  for (const job of jobs) {
-    const r = remainingSeconds(job, ctx);
-    remaining.set(job.spec.id, r);
-    if (Number.isFinite(r)) work += r * job.spec.gpus;
-  }
-  let gpus = 0;
-  for (const c of ctx.capacity.values()) gpus += c.gpus;
-  return { remaining, drain: work / Math.max(1, gpus) };
-};
-
-const isGuarded = (remaining: number, drain: number): boolean =>
-  Number.isFinite(remaining) && remaining >= drain && remaining > 0;
-
-/**
- * The jobs the makespan guard puts first: those whose own remaining time is at least the backlog's drain time, so
- * any slowdown of theirs lengthens the schedule. Tessera's allocation does not shrink them or move them to a slower
- * type to admit another job (Crius's search had halved such a job and moved it four times for later arrivals).
- */
-export const makespanGuarded = (jobs: readonly JobState[], ctx: RoundContext): ReadonlySet<string> => {
-  const { remaining, drain } = backlog(jobs, ctx);
-  const guarded = new Set<string>();
-  for (const [id, r] of remaining) if (isGuarded(r, drain)) guarded.add(id);
-  return guarded;
 };

@@ -9,14 +9,13 @@ import { isElasticJob, withElasticTier } from '../easyscale/tier.ts';
 import { maxWeightPacking } from '../tesserae/max-weight-packing.ts';
 import { growWhereItPays } from './grow-where-it-pays.ts';
 import { keepingPairs } from './keep-pairs.ts';
-import { estimatedRemainingIterations, makespanGuarded, srtfWithMakespanGuard } from './order.ts';
+import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
 import { relabelWithinRacks } from './relabel-within-racks.ts';
 
 /**
  * Guaranteed jobs, one job per stage:
  * - order: shortest remaining time first with a makespan guard (the only stage that decides who goes first);
- * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order (its scaling
- *   moves never shrink or move a job the makespan guard put first: slowing it lengthens the schedule), reclaiming GPUs
+ * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
  *   from jobs later in the order, also when elastic jobs there hold GPUs of a Cell ≥ 10 % faster than the one it
  *   could get without them (guaranteed first, elastic on spare); when nobody waits, running jobs scale up. No type
  *   swap: the shortest job keeps the fastest type it was admitted to and a longer one moves up when that frees
@@ -37,7 +36,6 @@ const guaranteed: Policy = {
     ...DEFAULT_CRIUS_OPTIONS,
     name: 'tessera',
     reclaimFaster: { minGain: 0.1, victim: isElasticJob },
-    unmovable: makespanGuarded,
   }),
   place: placeThenPackAndMigrate(
     growWhereItPays(

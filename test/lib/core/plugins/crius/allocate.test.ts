@@ -26,27 +26,4 @@ describe('Crius allocation in a given order', () => {
     // Counting G as a holder would leave Q without GPUs while GPUs 2–3 stay idle.
     assert.deepEqual([...demands.keys()].sort(), ['H', 'Q']);
   });
-
-  test('a job the unmovable rule names is not shrunk to admit another', () => {
-    // One 4-GPU machine. L holds all four GPUs; W waits. Crius may halve L's Cell and admit W on the other half;
-    // with L unmovable, W waits and L keeps four.
-    const c = cluster([{ gpuType: 'V100-16GB', hosts: 1, gpusPerHost: 4 }]);
-    const h = c.hosts[0]!.id;
-    const jobs = [
-      running({ id: 'L', gpus: 4, iterations: 1e6 }, on('V100-16GB', [h, [0, 1, 2, 3]])),
-      queued({ id: 'W', gpus: 4, iterations: 1e6 }),
-    ];
-    const gpusOf = (unmovable: ReadonlySet<string>) => {
-      const stage = criusAllocate({
-        ...DEFAULT_CRIUS_OPTIONS,
-        name: 'test',
-        opportunistic: false,
-        unmovable: () => unmovable,
-      });
-      const demands = stage.allocate(jobs, stageContext(c, jobs));
-      return { L: demands.get('L')?.gpus, W: demands.get('W')?.gpus };
-    };
-    assert.deepEqual(gpusOf(new Set()), { L: 2, W: 2 }, 'Crius halves L to admit W');
-    assert.deepEqual(gpusOf(new Set(['L'])), { L: 4, W: undefined });
-  });
 });
