@@ -7,6 +7,7 @@ import { costAwareDelay } from '../dally/cost-aware-delay.ts';
 import { reconsolidate } from '../dally/reconsolidate.ts';
 import { isElasticJob, withElasticTier } from '../easyscale/tier.ts';
 import { maxWeightPacking } from '../tesserae/max-weight-packing.ts';
+import { growWhereItPays } from './grow-where-it-pays.ts';
 import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
 import { relabelWithinRacks } from './relabel-within-racks.ts';
@@ -16,10 +17,13 @@ import { relabelWithinRacks } from './relabel-within-racks.ts';
  * - order: shortest remaining time first with a makespan guard (the only stage that decides who goes first);
  * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
  *   from jobs later in the order, also when elastic jobs there hold GPUs of a Cell ≥ 10 % faster than the one it
- *   could get without them (guaranteed first, elastic on spare); when nobody waits, the jobs with the most work left
- *   get the fastest types (type swap) and running jobs scale up;
+ *   could get without them (guaranteed first, elastic on spare); when nobody waits, running jobs scale up. No type
+ *   swap: the shortest job keeps the fastest type it was admitted to and a longer one moves up when that frees
+ *   (shortest remaining time on the fastest machine, Gonzalez et al.; handing the fast GPUs to the longer job of
+ *   a pair delays every job that waits for them);
  * - place: consolidated, keeping unchanged allocations, with Dally's delay timers in their cost-aware form, running
- *   jobs re-consolidated onto one machine (or rack) when that saves more than a restart; then
+ *   jobs re-consolidated onto one machine (or rack) when that saves more than a restart, and a running job grows
+ *   only onto a placement whose rate (type, count, topology) saves more than a restart; then
  *   Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling, inside the
  *   place stage so that the elastic tier sees the final plan (elastic, possibly heterogeneous, allocations are never
  *   packed or relabelled).
@@ -31,12 +35,14 @@ const guaranteed: Policy = {
   allocate: criusAllocate({
     ...DEFAULT_CRIUS_OPTIONS,
     name: 'tessera',
-    typeSwap: { remainingIterations: estimatedRemainingIterations, maxPairs: 4096 },
     reclaimFaster: { minGain: 0.1, victim: isElasticJob },
   }),
   place: placeThenPackAndMigrate(
-    reconsolidate(
-      costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false })),
+    growWhereItPays(
+      reconsolidate(
+        costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false })),
+        estimatedRemainingIterations,
+      ),
       estimatedRemainingIterations,
     ),
     keepingPairs(maxWeightPacking()),
@@ -51,6 +57,6 @@ const guaranteed: Policy = {
 export const tessera: Policy = {
   ...guaranteed,
   description:
-    "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers and re-consolidation of running jobs; Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling; EasyScale's elastic tier: elastic jobs compete in the order, rigid where admitted, elastic on idle GPUs otherwise.",
+    "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers, re-consolidation of running jobs and growth only where it pays; Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling; EasyScale's elastic tier: elastic jobs compete in the order, rigid where admitted, elastic on idle GPUs otherwise.",
   ...withElasticTier(guaranteed, { homogeneousOnly: false, claims: true }),
 };

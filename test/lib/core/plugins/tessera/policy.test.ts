@@ -84,4 +84,28 @@ describe('tessera', () => {
       assert.equal(levelOf(plan.get(id)!, hostOf), 'rack', id);
     }
   });
+
+  test('nobody waits: the short job keeps the fast type and the long one stays on the slow type (no type swap)', () => {
+    // Shortest remaining time on the fastest machine (Gonzalez et al.): giving the fast machine to the long job
+    // instead delays the short one and every job that would get the fast GPUs after it. The long job moves up
+    // when the short one ends.
+    const c = cluster([
+      { gpuType: 'A40', hosts: 1, gpusPerHost: 2 },
+      { gpuType: 'A10', hosts: 1, gpusPerHost: 2 },
+    ]);
+    const [fast, slow] = [c.hosts[0]!.id, c.hosts[1]!.id];
+    const { plan } = scheduleRound({
+      now: 10,
+      cluster: c,
+      jobs: [
+        running({ id: 'S', gpus: 2, iterations: 1_000, packable: false }, on('A40', [fast, [0, 1]])),
+        running({ id: 'L', gpus: 2, iterations: 1_000_000, packable: false }, on('A10', [slow, [0, 1]])),
+      ],
+      state: initialSchedulerState(),
+      policy: tessera,
+      perf: linearPerf({ A40: 2, A10: 1 }),
+    });
+    assert.equal(plan.get('S')!.gpuType, 'A40');
+    assert.equal(plan.get('L')!.gpuType, 'A10');
+  });
 });
