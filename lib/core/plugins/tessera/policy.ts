@@ -31,6 +31,7 @@ const guaranteed: Policy = {
   allocate: criusAllocate({
     ...DEFAULT_CRIUS_OPTIONS,
     name: 'tessera',
+    oneHostCount: true,
     typeSwap: { remainingIterations: estimatedRemainingIterations, maxPairs: 4096 },
     reclaimFaster: { minGain: 0.1, victim: isElasticJob },
   }),
