@@ -20,6 +20,12 @@ import type { CellCalibrationState } from './state.ts';
 export interface CellOptions {
   /** Adaptivity scaling: GPU counts {N/2, N, 2N}; off (Crius-NA): N only. */
   readonly countScaling: boolean;
+  /**
+   * With count scaling, for a job no host of any allowed type holds whole: also the largest power of two that fits
+   * one host of a type when N/2 does not, where it is faster than N/2 (tessera; not Crius). A communication-bound job
+   * that must span hosts at N or N/2 GPUs can run faster on the GPUs of one host.
+   */
+  readonly oneHostCount?: boolean;
   /** Heterogeneity scaling: any allowed GPU type; off (Crius-NH): the job's requested (or first) type only. */
   readonly typeScaling: boolean;
   /** Deadline-aware (Crius-DDL): only Cells that finish the job by its deadline are offered. */
@@ -51,11 +57,17 @@ export interface JobCells {
 export const cellKey = (gpuType: GpuTypeId, gpus: number, stages: number): string =>
   `${gpuType}|${gpus}|${stages}`;
 
-/** {⌊N/2⌋, N, 2N} with scaling, N without; N/2 only when it is at least one GPU. */
-export const countsFor = (requested: number, countScaling: boolean): number[] => {
+/**
+ * {⌊N/2⌋, N, 2N} with scaling, N without; N/2 only when it is at least one GPU. With `hostGpus` (the largest host of
+ * the type, `oneHostCount`), also the largest power of two that fits it when ⌊N/2⌋ does not.
+ */
+export const countsFor = (requested: number, countScaling: boolean, hostGpus?: number): number[] => {
   if (!countScaling) return [requested];
   const half = Math.floor(requested / 2);
-  return [...new Set([...(half >= 1 ? [half] : []), requested, 2 * requested])];
+  const counts = [...(half >= 1 ? [half] : []), requested, 2 * requested];
+  if (hostGpus !== undefined && hostGpus >= 1 && half > hostGpus)
+    counts.unshift(2 ** Math.floor(Math.log2(hostGpus)));
+  return [...new Set(counts)];
 };
 
 /** The one type a job stays on without heterogeneity scaling: where it runs, its request, else the fastest. */
@@ -171,6 +183,8 @@ interface StaticCells {
   };
 }
 
+type CountOptions = Pick<CellOptions, 'countScaling' | 'oneHostCount'>;
+
 /** A job's raw Cells for one capacity key, and the perf model and estimator they were made with. */
 interface StaticEntry {
   readonly perf: PerfModel;
@@ -182,27 +196,34 @@ interface StaticEntry {
 // reused every round the shell carries the memo (per spec: capacity key → entry).
 const STATIC_CELLS = memoKey<(SpecStatics | undefined)[]>('crius raw cells');
 
-/** A spec's raw Cells for one capacity key (one slot without, one with count scaling). */
+/** A spec's raw Cells for one capacity key (a slot per count option: without scaling, with it, with one-host counts). */
 interface SpecStatics extends StaticEntry {
   readonly capacity: string;
 }
-const CAPACITY_KEY = scratchKey<readonly [string, string]>('capacity key');
+const CAPACITY_KEY = scratchKey<readonly [string, string, string]>('capacity key');
 
-/** The round's capacity as a key, without and with count scaling: made once per round, not once per job. */
-const capacityKey = (ctx: RoundContext): readonly [string, string] =>
+/**
+ * The round's capacity as a key, without count scaling, with it, and with it and one-host counts: made once per
+ * round, not once per job.
+ */
+const capacityKey = (ctx: RoundContext): readonly [string, string, string] =>
   ctx.scratch.get(CAPACITY_KEY, () => {
     const capacity = [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(',');
-    return [internedKey(ctx, `${capacity}|false`), internedKey(ctx, `${capacity}|true`)];
+    return [
+      internedKey(ctx, `${capacity}|false`),
+      internedKey(ctx, `${capacity}|true`),
+      internedKey(ctx, `${capacity}|true|one-host`),
+    ];
   });
 
 const staticCells = (
   job: JobState,
   ctx: RoundContext,
   estimator: CellEstimator,
-  countScaling: boolean,
+  counts: CountOptions,
 ): StaticCells => {
-  const perSpec = ctx.memo.of(job.spec, STATIC_CELLS, () => [undefined, undefined]);
-  const slot = countScaling ? 1 : 0;
+  const perSpec = ctx.memo.of(job.spec, STATIC_CELLS, () => [undefined, undefined, undefined]);
+  const slot = counts.countScaling ? (counts.oneHostCount ? 2 : 1) : 0;
   const key = capacityKey(ctx)[slot];
   const known = perSpec[slot];
   if (known && known.capacity === key && known.perf === ctx.perf && known.estimator === estimator)
@@ -214,7 +235,7 @@ const staticCells = (
   const shape = `${key}|${spec.model}|${spec.batchSize}|${spec.gpus}|${spec.gpuTypes?.join(',') ?? ''}`;
   let shared = byShape.get(shape);
   if (!shared || shared.perf !== ctx.perf) {
-    shared = { perf: ctx.perf, estimator, cells: makeStaticCells(job, ctx, estimator, countScaling) };
+    shared = { perf: ctx.perf, estimator, cells: makeStaticCells(job, ctx, estimator, counts) };
     byShape.set(shape, shared);
   }
   perSpec[slot] = { ...shared, capacity: key };
@@ -228,15 +249,24 @@ const makeStaticCells = (
   job: JobState,
   ctx: RoundContext,
   estimator: CellEstimator,
-  countScaling: boolean,
+  counts: CountOptions,
 ): StaticCells => {
   const spec = job.spec;
   const raws: StaticCell[] = [];
   let reference = 0;
-  for (const type of allowedTypes(spec, ctx)) {
-    for (const gpus of countsFor(spec.gpus, countScaling)) {
+  const types = allowedTypes(spec, ctx);
+  // One-host counts only for a job no host of any allowed type holds whole (else a type offers it consolidated).
+  const spans =
+    counts.oneHostCount && types.every((t) => (ctx.capacity.get(t)?.largestHost ?? 0) < spec.gpus);
+  for (const type of types) {
+    const hostGpus = spans ? ctx.capacity.get(type)?.largestHost : undefined;
+    const half = Math.floor(spec.gpus / 2);
+    for (const gpus of countsFor(spec.gpus, counts.countScaling, hostGpus)) {
       const raw = rawCell(job, type, gpus, ctx, estimator);
       if (!raw) continue;
+      // A one-host count is offered only where it is faster than half the request (a communication-bound job), never
+      // as one more way to shrink a job under contention.
+      if (gpus < half && !(raw.rate > (rawCell(job, type, half, ctx, estimator)?.rate ?? 0))) continue;
       raws.push({
         type,
         gpus,
@@ -259,7 +289,7 @@ export const jobCells = (
   options: CellOptions,
 ): JobCells => {
   const spec = job.spec;
-  const statics = staticCells(job, ctx, estimator, options.countScaling);
+  const statics = staticCells(job, ctx, estimator, options);
   const all = statics.raws;
   if (options.typeScaling && !(options.deadlines && spec.deadline !== undefined))
     return fromShared(job, ctx, estimator, statics);

@@ -35,6 +35,7 @@ const guaranteed: Policy = {
   allocate: criusAllocate({
     ...DEFAULT_CRIUS_OPTIONS,
     name: 'tessera',
+    oneHostCount: true,
     reclaimFaster: { minGain: 0.1, victim: isElasticJob },
   }),
   place: placeThenPackAndMigrate(

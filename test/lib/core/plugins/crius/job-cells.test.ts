@@ -4,7 +4,7 @@ import { benchCluster, steadyState } from '../../../../../bench/round.ts';
 import { roundContext } from '../../../../../lib/core/framework/round.ts';
 import { RoundMemo } from '../../../../../lib/core/framework/round-memo.ts';
 import type { JobState } from '../../../../../lib/core/model/job.ts';
-import { jobCells } from '../../../../../lib/core/plugins/crius/job-cells.ts';
+import { countsFor, jobCells } from '../../../../../lib/core/plugins/crius/job-cells.ts';
 import { CRIUS_ESTIMATOR, DEFAULT_CRIUS_OPTIONS } from '../../../../../lib/core/plugins/crius/policies.ts';
 import { loadDefaultPerfModel } from '../../../../../lib/data/perf.ts';
 
@@ -80,5 +80,21 @@ describe('jobCells', () => {
       jobCells(a, ctx, CRIUS_ESTIMATOR, opts).configs,
       jobCells(twin, ctx, CRIUS_ESTIMATOR, opts).configs,
     );
+  });
+});
+
+describe('countsFor', () => {
+  test("Crius's counts: half, requested and double with count scaling, the request alone without", () => {
+    assert.deepEqual(countsFor(12, true), [6, 12, 24]);
+    assert.deepEqual(countsFor(1, true), [1, 2]);
+    assert.deepEqual(countsFor(12, false), [12]);
+  });
+
+  test('with one-host counts, also the largest power of two one host holds, only when half does not fit one', () => {
+    assert.deepEqual(countsFor(12, true, 4), [4, 6, 12, 24]);
+    assert.deepEqual(countsFor(24, true, 6), [4, 12, 24, 48]);
+    assert.deepEqual(countsFor(16, true, 8), [8, 16, 32], 'half already fits one host');
+    assert.deepEqual(countsFor(4, true, 8), [2, 4, 8]);
+    assert.deepEqual(countsFor(12, false, 4), [12], 'no count scaling, no other count');
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { levelOf } from '../../../../../lib/core/framework/free-gpus.ts';
 import { scheduleRound } from '../../../../../lib/core/framework/round.ts';
@@ -6,6 +7,10 @@ import type { Policy } from '../../../../../lib/core/framework/stages.ts';
 import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import { arrivalOrder } from '../../../../../lib/core/plugins/baselines/fifo.ts';
 import { tessera } from '../../../../../lib/core/plugins/tessera/policy.ts';
+import { getPolicy } from '../../../../../lib/core/policies.ts';
+import { resolveDataDir } from '../../../../../lib/data/data-dir.ts';
+import { loadWorkload } from '../../../../../lib/sim/run.ts';
+import { simulate } from '../../../../../lib/sim/simulator.ts';
 import { cluster, linearPerf, on, queued, running } from '../../../../support/fixtures.ts';
 
 // One 4-GPU machine and three 4-GPU jobs: Crius may halve a Cell, so at most two of them run.
@@ -107,5 +112,23 @@ describe('tessera', () => {
     });
     assert.equal(plan.get('S')!.gpuType, 'A40');
     assert.equal(plan.get('L')!.gpuType, 'A10');
+  });
+
+  test('a communication-bound job too large for one host runs on the GPUs of one host when that is faster', () => {
+    // Tiresias's tf_job.csv: vgg19 on 12 GPUs of 4-GPU hosts spends most of each step in the all-reduce across hosts.
+    const w = loadWorkload({
+      trace: join(resolveDataDir(), 'tiresias', 'tf_job.csv'),
+      cluster: 'tiresias-n32g4',
+    });
+    const run = (policy: Policy) =>
+      simulate({ cluster: w.cluster, jobs: w.jobs, policy, perf: w.perf, truth: w.truth }).jobs[0]!;
+    const ours = run(tessera);
+    const crius = run(getPolicy('crius'));
+    assert.equal(ours.gpuSeconds, 4 * ours.runningSeconds, 'four GPUs, one host');
+    assert.equal(ours.commSeconds, 0);
+    assert.ok(
+      ours.jct! < crius.jct! / 2,
+      `tessera ${ours.jct} s vs crius ${crius.jct} s (6–24 GPUs over hosts)`,
+    );
   });
 });
