@@ -11,7 +11,8 @@ export const isHolding = (job: JobState): boolean =>
 
 /** Sort by a numeric key (ascending), falling back to priority/arrival/id. Computes each key once. */
 export const sortByKey = (jobs: readonly JobState[], key: (job: JobState) => number): JobState[] =>
-  jobs
-    .map((job) => ({ job, k: key(job) }))
-    .sort((a, b) => a.k - b.k || byPriorityThenArrival(a.job, b.job))
-    .map((e) => e.job);
+  sortKeyed(jobs.map((job) => ({ job, k: key(job) })));
+
+/** `sortByKey` for keys already computed: the jobs by `k` (ascending), then priority/arrival/id. Sorts `keyed`. */
+export const sortKeyed = (keyed: { readonly job: JobState; readonly k: number }[]): JobState[] =>
+  keyed.sort((a, b) => a.k - b.k || byPriorityThenArrival(a.job, b.job)).map((e) => e.job);

@@ -51,8 +51,15 @@ const holdOutLevel = (
   ctx: RoundContext,
   tuner: AutoTunerOptions,
 ): TunedLevel | undefined => {
+  // The query's fields only: `model` is the job's spec, and a spread of it is a copy per call.
   const rate = (shape: PlacementShape) =>
-    ctx.perf.throughput({ ...model, gpuType: demand.gpuType, gpus: demand.gpus, shape }).iterationsPerSecond;
+    ctx.perf.throughput({
+      model: model.model,
+      batchSize: model.batchSize,
+      gpuType: demand.gpuType,
+      gpus: demand.gpus,
+      shape,
+    }).iterationsPerSecond;
   const fast = rate(best);
   const slow = rate(spread);
   if (!(fast > 0) || !(slow > 0) || slow >= fast) return undefined;

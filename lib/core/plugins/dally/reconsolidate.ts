@@ -30,8 +30,10 @@ export const reconsolidate = (
       const found = free.find(placed.gpuType, gpus);
       let next: Allocation = placed;
       if (found && levelRank(found.level) < levelRank(level)) {
+        // The query's fields only (a spread of the whole spec is a copy per call, every round).
+        const { model, batchSize } = job.spec;
         const rate = (shape: { level: typeof level; hosts: number }) =>
-          ctx.perf.throughput({ ...job.spec, gpuType: placed.gpuType, gpus, shape }).iterationsPerSecond;
+          ctx.perf.throughput({ model, batchSize, gpuType: placed.gpuType, gpus, shape }).iterationsPerSecond;
         const now = rate({ level, hosts: placed.slices.length });
         const better = rate({ level: found.level, hosts: found.slices.length });
         // A job already moving this round pays its restart anyway; a kept one pays it for this move.

@@ -5,6 +5,7 @@ import { type Allocation, sameGpus } from '../../model/plan.ts';
 import { mayShareGpus } from '../tesserae/eligibility.ts';
 import { DEFAULT_PACKING, type PackingOptions } from '../tesserae/max-weight-packing.ts';
 import { orderIndex } from '../tesserae/order-index.ts';
+import { unchangedPairing } from '../tesserae/paired-allocation.ts';
 
 /**
  * Packing that keeps the pairs already sharing GPUs before it matches the rest.
@@ -38,20 +39,34 @@ export const keepingPairs = (
       const ref = (j: JobState) => ({ model: j.spec.model, batchSize: j.spec.batchSize });
       const gpus = hosted.slices.reduce((n, s) => n + s.gpus.length, 0);
       const co = ctx.perf.colocation(hosted.gpuType, gpus, ref(host), ref(guest));
-      const [a, b] = co.normalized;
+      const a = co.normalized[0];
+      const b = co.normalized[1];
       if (!(a > 0 && b > 0 && a + b > 1 + options.minGain)) continue;
       const strategy = co.strategy ? { packingStrategy: co.strategy } : {};
       if (!copied) {
         next = new Map(next);
         copied = true;
       }
-      next.set(hostId, { ...hosted, packedWith: guest.spec.id, ...strategy });
-      next.set(guest.spec.id, {
-        gpuType: hosted.gpuType,
-        slices: hosted.slices.map((s) => ({ hostId: s.hostId, gpus: [...s.gpus] })),
-        packedWith: hostId,
-        ...strategy,
-      });
+      const named = co.strategy || undefined;
+      const held = isHolding(host) ? host.allocation : undefined;
+      next.set(
+        hostId,
+        unchangedPairing(held, hosted, guest.spec.id, named) ?? {
+          ...hosted,
+          packedWith: guest.spec.id,
+          ...strategy,
+        },
+      );
+      const guestBase = { gpuType: hosted.gpuType, slices: hosted.slices };
+      next.set(
+        guest.spec.id,
+        unchangedPairing(guest.allocation, guestBase, hostId, named) ?? {
+          gpuType: hosted.gpuType,
+          slices: hosted.slices.map((s) => ({ hostId: s.hostId, gpus: [...s.gpus] })),
+          packedWith: hostId,
+          ...strategy,
+        },
+      );
     }
     return inner.pack(ordered, next, free, ctx);
   },

@@ -1,4 +1,4 @@
-import { sortByKey } from '../../framework/compare.ts';
+import { sortKeyed } from '../../framework/compare.ts';
 import { bestIsolatedThroughput } from '../../framework/estimates.ts';
 import type { OrderStage, RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
@@ -30,20 +30,18 @@ const remainingSeconds = (job: JobState, ctx: RoundContext): number => {
 export const srtfWithMakespanGuard: OrderStage = {
   name: 'srtf+makespan-guard',
   order: (jobs, ctx) => {
-    const remaining = new Map<string, number>();
+    // Each job's remaining time, once, in one array the sort then keys in place (no map from id to time).
+    const keyed = jobs.map((job) => ({ job, k: remainingSeconds(job, ctx) }));
     let work = 0;
-    for (const job of jobs) {
-      const r = remainingSeconds(job, ctx);
-      remaining.set(job.spec.id, r);
-      if (Number.isFinite(r)) work += r * job.spec.gpus;
-    }
+    for (const { job, k: r } of keyed) if (Number.isFinite(r)) work += r * job.spec.gpus;
     let gpus = 0;
     for (const c of ctx.capacity.values()) gpus += c.gpus;
     const drain = work / Math.max(1, gpus);
-    return sortByKey(jobs, (job) => {
-      const r = remaining.get(job.spec.id)!;
+    for (const entry of keyed) {
+      const r = entry.k;
       // Guarded jobs sort below every unguarded key (keys are ≥ 0), longest first among themselves.
-      return Number.isFinite(r) && r >= drain && r > 0 ? -r : r;
-    });
+      if (Number.isFinite(r) && r >= drain && r > 0) entry.k = -r;
+    }
+    return sortKeyed(keyed);
   },
 };

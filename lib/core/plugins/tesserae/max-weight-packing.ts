@@ -87,7 +87,8 @@ export const maxWeightPacking = (overrides: Partial<PackingOptions> = {}): PackS
         pending.classes.forEach((v, right) => {
           if (u.gpus !== v.gpus || !v.types.has(u.gpuType)) return;
           const co = ctx.perf.colocation(u.gpuType, u.gpus, u.ref, v.ref);
-          const [a, b] = co.normalized;
+          const a = co.normalized[0];
+          const b = co.normalized[1];
           const weight = a + b;
           if (a > 0 && b > 0 && weight > 1 + options.minGain) edges.push({ left, right, weight, co });
         });

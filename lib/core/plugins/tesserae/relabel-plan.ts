@@ -23,20 +23,51 @@ export interface RelabelInput {
   readonly classOf?: (host: Host) => string;
   /** GPU-level assignments solved before, in this round or earlier ones: the same answers without solving again. */
   readonly assignments?: GpuAssignmentMemo;
+  /**
+   * `hostClasses(hosts, classOf)` made before, for these very hosts and `classOf` (a stage keeps it per cluster):
+   * the same classes without grouping the hosts again every round.
+   */
+  readonly classes?: HostClasses;
 }
 
 export interface RelabelResult {
   /** The new plan on physical GPUs. */
   readonly plan: Map<string, Allocation>;
-  /** Tesserae's amortised migration cost of the result (≈ the number of migrated jobs). */
+  /**
+   * Tesserae's amortised migration cost of the result (≈ the number of migrated jobs). Computed when first read:
+   * the relabel stage never reads it, and it is a pass over every GPU of the cluster.
+   */
   readonly cost: number;
 }
 
 /** A set of interchangeable hosts: one GPU type, one GPU count per host. */
 export interface NodeClass {
   readonly gpus: number;
-  readonly hosts: Host[];
+  readonly hosts: readonly Host[];
 }
+
+/** Usable hosts grouped into classes (in first-seen order), and where each host sits in its class. */
+export interface HostClasses {
+  readonly classes: readonly NodeClass[];
+  readonly where: ReadonlyMap<string, { readonly cls: NodeClass; readonly index: number }>;
+}
+
+/** Hosts grouped by GPU type × GPUs per host (× `classOf`, when given): each group is interchangeable. */
+export const hostClasses = (hosts: readonly Host[], classOf?: (host: Host) => string): HostClasses => {
+  const classes = new Map<string, { gpus: number; hosts: Host[] }>();
+  const where = new Map<string, { cls: NodeClass; index: number }>();
+  for (const host of hosts) {
+    const key = `${host.gpuType}\u0000${host.gpuCount}\u0000${classOf?.(host) ?? ''}`;
+    let cls = classes.get(key);
+    if (!cls) {
+      cls = { gpus: host.gpuCount, hosts: [] };
+      classes.set(key, cls);
+    }
+    where.set(host.id, { cls, index: cls.hosts.length });
+    cls.hosts.push(host);
+  }
+  return { classes: [...classes.values()], where };
+};
 
 /**
  * Tesserae's migration minimisation (Alg. 2): rename the new plan's nodes and GPUs so that as few jobs as
@@ -48,18 +79,7 @@ export interface NodeClass {
  */
 export const relabelPlan = (input: RelabelInput): RelabelResult => {
   const assignments = input.assignments ?? new GpuAssignmentMemo();
-  const classes = new Map<string, NodeClass>();
-  const where = new Map<string, { cls: NodeClass; index: number }>();
-  for (const host of input.hosts) {
-    const key = `${host.gpuType}\u0000${host.gpuCount}\u0000${input.classOf?.(host) ?? ''}`;
-    let cls = classes.get(key);
-    if (!cls) {
-      cls = { gpus: host.gpuCount, hosts: [] };
-      classes.set(key, cls);
-    }
-    where.set(host.id, { cls, index: cls.hosts.length });
-    cls.hosts.push(host);
-  }
+  const { classes, where } = input.classes ?? hostClasses(input.hosts, input.classOf);
   for (const [jobId, allocation] of input.plan) {
     for (const slice of allocation.slices) {
       const at = where.get(slice.hostId);
@@ -93,7 +113,7 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
 
   // Each class's contents, filled in one pass over both plans (jobs in plan order, as the per-class passes did).
   const contents = new Map<NodeClass, ClassContent>();
-  for (const cls of classes.values()) contents.set(cls, emptyClassContent(cls));
+  for (const cls of classes) contents.set(cls, emptyClassContent(cls));
   for (const [jobId, allocation] of input.current) {
     const j = jobNumber.get(jobId);
     if (j === undefined) continue;
@@ -120,9 +140,7 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
   }
 
   const maps = new Map<NodeClass, Int32Array>();
-  let cost = 0;
-  for (const cls of classes.values()) {
-    const n = cls.hosts.length;
+  for (const cls of classes) {
     const { contentOld, contentNew, pinned, occupied } = contents.get(cls)!;
 
     const map = relabelNodes(cls, contentOld, contentNew, oldGpus, newGpus, assignments);
@@ -139,15 +157,6 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
       });
     }
     maps.set(cls, map);
-
-    for (let p = 0; p < n; p++) cost += moveCost(contentOld[p]!, oldGpus) + moveCost(contentNew[p]!, newGpus);
-    for (let q = 0; q < n; q++) {
-      for (let b = 0; b < cls.gpus; b++) {
-        const physical = map[q * cls.gpus + b]!;
-        const old = contentOld[Math.floor(physical / cls.gpus)]![physical % cls.gpus]!;
-        cost -= sharedSaving(old, contentNew[q]![b]!, oldGpus, newGpus);
-      }
-    }
   }
 
   const plan = new Map<string, Allocation>();
@@ -175,7 +184,39 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
     }));
     plan.set(jobId, { ...allocation, slices });
   }
-  return { plan, cost };
+  let cost: number | undefined;
+  return {
+    plan,
+    get cost() {
+      cost ??= amortisedCostAfter(classes, contents, maps, oldGpus, newGpus);
+      return cost;
+    },
+  };
+};
+
+/** The amortised migration cost of the renaming `maps`: per class, everything out and in, less what stays. */
+const amortisedCostAfter = (
+  classes: readonly NodeClass[],
+  contents: ReadonlyMap<NodeClass, ClassContent>,
+  maps: ReadonlyMap<NodeClass, Int32Array>,
+  oldGpus: readonly number[],
+  newGpus: readonly number[],
+): number => {
+  let cost = 0;
+  for (const cls of classes) {
+    const n = cls.hosts.length;
+    const { contentOld, contentNew } = contents.get(cls)!;
+    const map = maps.get(cls)!;
+    for (let p = 0; p < n; p++) cost += moveCost(contentOld[p]!, oldGpus) + moveCost(contentNew[p]!, newGpus);
+    for (let q = 0; q < n; q++) {
+      for (let b = 0; b < cls.gpus; b++) {
+        const physical = map[q * cls.gpus + b]!;
+        const old = contentOld[Math.floor(physical / cls.gpus)]![physical % cls.gpus]!;
+        cost -= sharedSaving(old, contentNew[q]![b]!, oldGpus, newGpus);
+      }
+    }
+  }
+  return cost;
 };
 
 /**

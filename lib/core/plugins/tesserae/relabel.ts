@@ -1,11 +1,11 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { FreeGpus } from '../../framework/free-gpus.ts';
-import { memoKey } from '../../framework/round-memo.ts';
+import { memoKey, type RoundMemo } from '../../framework/round-memo.ts';
 import type { MigrateStage } from '../../framework/stages.ts';
-import type { Host } from '../../model/cluster.ts';
+import type { Cluster, Host } from '../../model/cluster.ts';
 import type { Allocation, Plan } from '../../model/plan.ts';
 import { GpuAssignmentMemo } from './node-pair-cost.ts';
-import { relabelPlan } from './relabel-plan.ts';
+import { type HostClasses, hostClasses, relabelPlan } from './relabel-plan.ts';
 
 /** Node pairs' GPU assignments, kept between rounds per cluster (the solver is deterministic: same answers). */
 const GPU_ASSIGNMENTS = memoKey<GpuAssignmentMemo>('tesserae/gpu-assignments');
@@ -26,19 +26,44 @@ export function relabelWithin(classOf?: (host: Host) => string): MigrateStage['r
   return (ordered, plan, free, ctx) => {
     const current = new Map<string, Allocation>();
     for (const job of ordered) if (isHolding(job)) current.set(job.spec.id, job.allocation!);
-    const hosts = ctx.cluster.hosts.filter((h) => h.state !== 'lost' && h.state !== 'draining');
     const assignments = ctx.memo.of(ctx.cluster, GPU_ASSIGNMENTS, () => new GpuAssignmentMemo());
+    const { hosts, classes } = usableHostClasses(ctx.cluster, ctx.memo, classOf);
     const { plan: physical } = relabelPlan({
       hosts,
       current,
       plan,
       assignments,
+      classes,
       ...(classOf ? { classOf } : {}),
     });
     moveReservations(free, plan, physical);
     return physical;
   };
 }
+
+/** Per cluster object (whose hosts never change): its usable hosts and their classes, per `classOf`. */
+const HOST_CLASSES = memoKey<Map<((host: Host) => string) | undefined, UsableHosts>>('tesserae/host classes');
+
+interface UsableHosts {
+  readonly hosts: readonly Host[];
+  readonly classes: HostClasses;
+}
+
+/** The cluster's usable hosts (not lost, not draining) grouped into classes: made once per cluster and `classOf`. */
+const usableHostClasses = (
+  cluster: Cluster,
+  memo: RoundMemo,
+  classOf: ((host: Host) => string) | undefined,
+): UsableHosts => {
+  const byClassOf = memo.of(cluster, HOST_CLASSES, () => new Map());
+  let known = byClassOf.get(classOf);
+  if (!known) {
+    const hosts = cluster.hosts.filter((h) => h.state !== 'lost' && h.state !== 'draining');
+    known = { hosts, classes: hostClasses(hosts, classOf) };
+    byClassOf.set(classOf, known);
+  }
+  return known;
+};
 
 /**
  * Releases the GPUs `before` holds and reserves those `after` holds (packed GPUs once), for the jobs whose allocation

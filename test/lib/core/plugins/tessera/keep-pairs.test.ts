@@ -55,6 +55,28 @@ describe('keeping pairs before packing', () => {
     assert.equal(kept.get('H2')!.packedWith, undefined);
   });
 
+  test('a kept pair hands on the allocations both jobs hold, equal to the ones it would build', () => {
+    const { jobs, plan } = lastRoundPair();
+    const kept = pack(keepingPairs(maxWeightPacking()), jobs, plan, pairPerf(0.7));
+    // Stripped of its partner by the placement, H1's allocation is exactly what it held; so is G's.
+    assert.equal(kept.get('H1'), jobs[0]!.allocation);
+    assert.equal(kept.get('G'), jobs[2]!.allocation);
+    assert.deepEqual(kept.get('H1'), { ...on('A100', [h, [0]]), packedWith: 'G' });
+  });
+
+  test('a kept pair whose co-location now names a strategy gets new allocations carrying it', () => {
+    const { jobs, plan } = lastRoundPair();
+    const perf = pairPerf(0.7);
+    const withStrategy: PerfModel = {
+      ...perf,
+      colocation: (t, g, a, b) => ({ ...perf.colocation(t, g, a, b), strategy: 'dp' }),
+    };
+    const kept = pack(keepingPairs(maxWeightPacking()), jobs, plan, withStrategy);
+    assert.notEqual(kept.get('H1'), jobs[0]!.allocation);
+    assert.deepEqual(kept.get('H1'), { ...on('A100', [h, [0]]), packedWith: 'G', packingStrategy: 'dp' });
+    assert.deepEqual(kept.get('G'), { ...on('A100', [h, [0]]), packedWith: 'H1', packingStrategy: 'dp' });
+  });
+
   test('a pair that no longer gains is not kept', () => {
     const { jobs, plan } = lastRoundPair();
     const kept = pack(keepingPairs(maxWeightPacking()), jobs, plan, pairPerf(0.5));

@@ -10,6 +10,7 @@ import { nodePairCost } from '../../../../../lib/core/plugins/tesserae/node-pair
 import { relabelMigration } from '../../../../../lib/core/plugins/tesserae/relabel.ts';
 import {
   amortisedMigrationCost,
+  hostClasses,
   relabelPlan,
 } from '../../../../../lib/core/plugins/tesserae/relabel-plan.ts';
 import { cluster, freeAfter, on, running, stageContext } from '../../../../support/fixtures.ts';
@@ -176,6 +177,26 @@ describe('migration relabelling (Tesserae Alg. 2/3)', () => {
         }
       }),
       { numRuns: 200, seed: 17 },
+    );
+  });
+
+  test('property: host classes grouped once beforehand give the same plan and cost as grouping them per call', () => {
+    fc.assert(
+      fc.property(planPairArb, ({ c, current, logical }) => {
+        const byRack = (h: { rack: string }) => h.rack;
+        for (const classOf of [undefined, byRack]) {
+          const classes = hostClasses(c.hosts, classOf);
+          const input = { hosts: c.hosts, current, plan: logical, ...(classOf ? { classOf } : {}) };
+          const fresh = relabelPlan(input);
+          // The same grouping serves two calls in a row (a stage keeps it per cluster).
+          for (let call = 0; call < 2; call++) {
+            const reused = relabelPlan({ ...input, classes });
+            assert.deepEqual(reused.plan, fresh.plan);
+            assert.equal(reused.cost, fresh.cost);
+          }
+        }
+      }),
+      { numRuns: 100, seed: 23 },
     );
   });
 
