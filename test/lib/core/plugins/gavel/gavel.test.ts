@@ -36,10 +36,9 @@ describe("Gavel's max-min fairness program (HiGHS)", () => {
         used[t]! += problem.jobs[pair.a]!.gpus * y;
       }
     });
-    share.forEach((s, m) => assert.ok(s <= 1 + 1e-6, `job ${m} scheduled ${s} of the time`));
-    used.forEach((u, t) =>
-      assert.ok(u <= problem.capacity[t]! + 1e-6, `type ${t}: ${u} > ${problem.capacity[t]}`),
-    );
+    for (const [m, s] of share.entries()) assert.ok(s <= 1 + 1e-6, `job ${m} scheduled ${s} of the time`);
+    for (const [t, u] of used.entries())
+      assert.ok(u <= problem.capacity[t]! + 1e-6, `type ${t}: ${u} > ${problem.capacity[t]}`);
     close(
       a.minShare,
       solveMaxMinFairness(problem, [{ solver: 'ipm' }]).minShare,
