@@ -195,8 +195,8 @@ export const comparisonRow = (
     costRatio: ratio('cost'),
     jctOverLowerBound: round3(flagship.avgJct / Math.max(1e-9, flagship.jctLowerBound)),
     offeredLoad,
-    wallRatio: round3(flagship.wallSeconds / Math.max(1e-9, slowest)),
-    cpuRatio: round3((flagship.cpuSeconds ?? Number.NaN) / Math.max(1e-9, slowestCpu)),
+    wallRatio: timeRatio(flagship.wallSeconds, slowest),
+    cpuRatio: timeRatio(flagship.cpuSeconds ?? Number.NaN, slowestCpu),
   };
   const misses = targetMisses(
     row,
@@ -231,3 +231,7 @@ export const targetMisses = (
 };
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** Seconds ÷ seconds; none (NaN) where the baselines took too little time to measure (a one-job trace). */
+const timeRatio = (ours: number, slowest: number): number =>
+  slowest > 0 ? round3(ours / slowest) : Number.NaN;

@@ -54,6 +54,26 @@ describe('bench flagship comparison', () => {
     assert.equal(row.meetsTargets, false);
   });
 
+  test('no time ratio where the baselines took no measurable time (a one-job trace); a wall miss otherwise', () => {
+    const instant = comparisonRow(
+      'x',
+      [
+        summary(FLAGSHIP, { wallSeconds: 0.001, cpuSeconds: 0.001 } as Partial<SimSummary>),
+        summary('srtf', { wallSeconds: 0, cpuSeconds: 0 } as Partial<SimSummary>),
+      ],
+      0.5,
+    );
+    assert.ok(Number.isNaN(instant.wallRatio) && Number.isNaN(instant.cpuRatio));
+    assert.equal(instant.meetsTargets, true);
+    const slow = comparisonRow(
+      'x',
+      [summary(FLAGSHIP, { wallSeconds: 3 }), summary('srtf', { wallSeconds: 1 })],
+      0.5,
+    );
+    assert.equal(slow.wallRatio, 3);
+    assert.equal(slow.misses, 'wall 3 > 2');
+  });
+
   test('no ratio where the best is zero (GPU types without a price)', () => {
     const row = comparisonRow('x', [summary(FLAGSHIP, { cost: 0 }), summary('srtf', { cost: 0 })], 0.5);
     assert.ok(Number.isNaN(row.costRatio));
