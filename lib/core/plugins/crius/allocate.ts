@@ -31,7 +31,6 @@ import {
   scaleUp,
 } from './search.ts';
 import type { CellCalibrationState } from './state.ts';
-import { swapTypesByRemainingWork, type TypeSwapOptions } from './swap-types.ts';
 import { VirtualAllocation } from './virtual.ts';
 
 /**
@@ -59,8 +58,6 @@ export interface CriusAllocateOptions extends CellOptions {
   /** Opportunistic execution: a pending job suspends later arrivals once that frees its smallest Cell. */
   readonly opportunistic: boolean;
   readonly estimator: CellEstimator;
-  /** When nobody waits, exchange types between admitted jobs so the longest get the fastest (tessera; not Crius). */
-  readonly typeSwap?: Omit<TypeSwapOptions, 'restartSeconds'>;
   /** A waiting job takes a clearly faster Cell from jobs later in the order (tessera; `reclaim-faster.ts`). */
   readonly reclaimFaster?: ReclaimFasterOptions;
 }
@@ -202,9 +199,6 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       pending.push(job);
     }
 
-    if (pending.length === 0 && o.typeSwap) {
-      swapTypesByRemainingWork(vc, cellsOf, { ...o.typeSwap, restartSeconds: ctx.config.restartSeconds });
-    }
     if (pending.length === 0) scaleUp(s, o.minScaleUpGain, () => true);
 
     const demands = new Map<string, Demand>();
