@@ -6,18 +6,20 @@
  * memo gives the same plan, so a shell may drop it at any time. Entries die with their owner (weak references).
  */
 export class RoundMemo {
-  private readonly owners = new WeakMap<object, Map<MemoKey<unknown>, unknown>>();
+  // One weak map per kind of entry (a handful), keyed by owner: a first use is one insertion, not a map per owner.
+  private readonly byKey = new Map<MemoKey<unknown>, WeakMap<object, unknown>>();
 
   /** The entry of `owner` under `key`, made on first use. */
   of<V>(owner: object, key: MemoKey<V>, make: () => V): V {
-    let entries = this.owners.get(owner);
+    let entries = this.byKey.get(key) as WeakMap<object, V> | undefined;
     if (!entries) {
-      entries = new Map();
-      this.owners.set(owner, entries);
+      entries = new WeakMap();
+      this.byKey.set(key, entries);
     }
-    if (entries.has(key)) return entries.get(key) as V;
+    const known = entries.get(owner);
+    if (known !== undefined || entries.has(owner)) return known as V;
     const value = make();
-    entries.set(key, value);
+    entries.set(owner, value);
     return value;
   }
 }

@@ -132,6 +132,21 @@ export const rawCell = (
     : undefined;
 };
 
+/** Whether `rawCurrent` estimates the held Cell as `rawCell` does (the type and count's best Cell). */
+const rawCellOfHeld = (job: JobState, ctx: RoundContext, estimator: CellEstimator, gpus: number): boolean => {
+  const allocation = job.allocation!;
+  const cell = allocation.cell;
+  return (
+    !cell || cell.gpus !== gpus || !estimator.layered(job.spec.model) || !ctx.capacity.get(allocation.gpuType)
+  );
+};
+
+/** The job's static Cell of `type` × `gpus`, if its set offers one: `rawCell` of that type and count. */
+const staticOf = (statics: StaticCells, type: GpuTypeId, gpus: number): StaticCell | undefined => {
+  for (const r of statics.raws) if (r.type === type && r.gpus === gpus) return r;
+  return undefined;
+};
+
 /** Raw rate of the Cell a running job holds (its own stages), or undefined when it holds none we can estimate. */
 const rawCurrent = (job: JobState, ctx: RoundContext, estimator: CellEstimator): Raw | undefined => {
   const allocation = job.allocation!;
@@ -341,7 +356,7 @@ const calibrated = (
   const spec = job.spec;
   const calibration = ctx.state.cellCalibration;
   const { reference } = statics;
-  const current = currentConfig(job, ctx, estimator, reference);
+  const current = currentConfig(job, ctx, estimator, statics);
   // One pass, no intermediate arrays: this runs for every job every round.
   const configs: CellConfig[] = [];
   for (const r of raws) {
@@ -360,10 +375,11 @@ const currentConfig = (
   job: JobState,
   ctx: RoundContext,
   estimator: CellEstimator,
-  reference: number,
+  statics: StaticCells,
 ): CellConfig | undefined => {
   if (!isHolding(job)) return undefined;
-  const held = heldCell(job, ctx, estimator);
+  const { reference } = statics;
+  const held = heldCell(job, ctx, estimator, statics);
   if (!held) return undefined;
   const { gpuType, gpus, raw, key, efficiency } = held;
   return config(ctx.state.cellCalibration, job.spec.id, gpuType, gpus, raw, reference, key, efficiency);
@@ -402,18 +418,41 @@ interface HeldCell extends HeldInputs {
 // Per allocation object (a running job keeps its allocation from round to round): the Cell it holds, uncalibrated.
 const HELD_CELL = memoKey<{ entry?: HeldCell | undefined }>('crius held cell');
 
-const heldCell = (job: JobState, ctx: RoundContext, estimator: CellEstimator): HeldCell | undefined => {
+const heldCell = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  statics: StaticCells,
+): HeldCell | undefined => {
   const allocation = job.allocation!;
   const slot = ctx.memo.of(allocation, HELD_CELL, (): { entry?: HeldCell } => ({}));
   const capacity = capacityKey(ctx)[0];
   const known = slot.entry;
   if (known && computedFrom(known, job, capacity, ctx, estimator)) return known;
+  const gpus = allocationGpuCount(allocation);
+  const same = rawCellOfHeld(job, ctx, estimator, gpus)
+    ? staticOf(statics, allocation.gpuType, gpus)
+    : undefined;
+  if (same) {
+    // The job's statics already hold this very estimate and its keys: shared, not made again per job (cold rounds).
+    slot.entry = {
+      spec: job.spec,
+      capacity,
+      perf: ctx.perf,
+      estimator,
+      gpuType: allocation.gpuType,
+      gpus,
+      raw: same.raw,
+      key: same.key,
+      efficiency: same.efficiencyKey,
+    };
+    return slot.entry;
+  }
   const raw = rawCurrent(job, ctx, estimator);
   if (!raw) {
     slot.entry = undefined;
     return undefined;
   }
-  const gpus = allocationGpuCount(allocation);
   slot.entry = {
     spec: job.spec,
     capacity,
@@ -443,7 +482,7 @@ const fromShared = (
   const shared = sharedConfigs(ctx, statics);
   const { reference } = statics;
   const own = calibration?.cells[job.spec.id];
-  const current = currentConfig(job, ctx, estimator, reference);
+  const current = currentConfig(job, ctx, estimator, statics);
   if (!own && !current) return { job, configs: shared.configs, reference };
   // A running job's own ratio is usually of the Cell it holds: that Cell is then the only one to replace (no other
   // Cell has its key), and no key needs comparing.

@@ -80,64 +80,8 @@ export const hostClasses = (hosts: readonly Host[], classOf?: (host: Host) => st
 export const relabelPlan = (input: RelabelInput): RelabelResult => {
   const assignments = input.assignments ?? new GpuAssignmentMemo();
   const { classes, where } = input.classes ?? hostClasses(input.hosts, input.classOf);
-  for (const [jobId, allocation] of input.plan) {
-    for (const slice of allocation.slices) {
-      const at = where.get(slice.hostId);
-      if (!at) throw new Error(`relabel: job ${jobId} is planned on host ${slice.hostId}, not a usable host`);
-      const host = at.cls.hosts[at.index]!;
-      if (host.gpuType !== allocation.gpuType)
-        throw new Error(
-          `relabel: job ${jobId} is planned as ${allocation.gpuType} on ${host.id}, a ${host.gpuType} host`,
-        );
-      for (const g of slice.gpus) {
-        if (!(Number.isInteger(g) && g >= 0 && g < host.gpuCount))
-          throw new Error(
-            `relabel: job ${jobId} is planned on GPU ${g} of ${host.id}, which has ${host.gpuCount}`,
-          );
-      }
-    }
-  }
-
-  // Jobs in both rounds, on the same GPU type, whose current GPUs are all on usable hosts; numbered densely.
-  const jobNumber = new Map<string, number>();
-  const oldGpus: number[] = [];
-  const newGpus: number[] = [];
-  for (const [jobId, next] of input.plan) {
-    const now = input.current.get(jobId);
-    if (!now || now.gpuType !== next.gpuType) continue;
-    if (!now.slices.every((s) => where.has(s.hostId))) continue;
-    jobNumber.set(jobId, oldGpus.length);
-    oldGpus.push(gpuCount(now));
-    newGpus.push(gpuCount(next));
-  }
-
-  // Each class's contents, filled in one pass over both plans (jobs in plan order, as the per-class passes did).
-  const contents = new Map<NodeClass, ClassContent>();
-  for (const cls of classes) contents.set(cls, emptyClassContent(cls));
-  for (const [jobId, allocation] of input.current) {
-    const j = jobNumber.get(jobId);
-    if (j === undefined) continue;
-    for (const slice of allocation.slices) {
-      const at = where.get(slice.hostId);
-      if (!at) continue;
-      const node = contents.get(at.cls)!.contentOld[at.index]!;
-      for (const g of slice.gpus) addJob(node, g, j);
-    }
-  }
-  for (const [jobId, allocation] of input.plan) {
-    const j = jobNumber.get(jobId);
-    const gpus = gpuCount(allocation);
-    for (const slice of allocation.slices) {
-      const at = where.get(slice.hostId)!;
-      const c = contents.get(at.cls)!;
-      const node = c.contentNew[at.index]!;
-      for (const g of slice.gpus) {
-        if (j !== undefined) addJob(node, g, j);
-        c.occupied[at.index * at.cls.gpus + g] = 1;
-        if (gpus > 1) c.pinned[at.index * at.cls.gpus + g] = 1;
-      }
-    }
-  }
+  // One pass over each plan: at 10,000 jobs a pass is mostly waiting on memory (allocation → slices → GPUs).
+  const { oldGpus, newGpus, contents } = readPlans(classes, where, input.current, input.plan);
 
   const maps = new Map<NodeClass, Int32Array>();
   for (const cls of classes) {
@@ -159,31 +103,7 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
     maps.set(cls, map);
   }
 
-  const plan = new Map<string, Allocation>();
-  for (const [jobId, allocation] of input.plan) {
-    // Renamed onto itself: the very allocation (what a fresh copy would equal), so consumers may compare by identity.
-    if (keptAsIs(allocation, where, maps)) {
-      plan.set(jobId, allocation);
-      continue;
-    }
-    const byHost = new Map<string, number[]>();
-    for (const slice of allocation.slices) {
-      const at = where.get(slice.hostId)!;
-      const map = maps.get(at.cls)!;
-      for (const g of slice.gpus) {
-        const physical = map[at.index * at.cls.gpus + g]!;
-        const hostId = at.cls.hosts[Math.floor(physical / at.cls.gpus)]!.id;
-        const list = byHost.get(hostId) ?? [];
-        list.push(physical % at.cls.gpus);
-        byHost.set(hostId, list);
-      }
-    }
-    const slices: HostSlice[] = [...byHost].map(([hostId, gpus]) => ({
-      hostId,
-      gpus: gpus.sort((a, b) => a - b),
-    }));
-    plan.set(jobId, { ...allocation, slices });
-  }
+  const plan = renamedPlan(input.plan, where, maps);
   let cost: number | undefined;
   return {
     plan,
@@ -192,6 +112,128 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
       return cost;
     },
   };
+};
+
+type Where = ReadonlyMap<string, { readonly cls: NodeClass; readonly index: number }>;
+
+/**
+ * Both plans read in one pass each: throws unless every planned GPU is a GPU of a usable host of the allocation's
+ * type; numbers densely (in plan order) the jobs in both rounds, on the same GPU type, whose current GPUs are all on
+ * usable hosts; and fills each class's contents (jobs in plan order, as the per-class passes did).
+ */
+const readPlans = (
+  classes: readonly NodeClass[],
+  where: Where,
+  current: ReadonlyMap<string, Allocation>,
+  plan: ReadonlyMap<string, Allocation>,
+): { oldGpus: number[]; newGpus: number[]; contents: Map<NodeClass, ClassContent> } => {
+  const contents = new Map<NodeClass, ClassContent>();
+  for (const cls of classes) contents.set(cls, emptyClassContent(cls));
+  const jobNumber = new Map<string, number>();
+  const oldGpus: number[] = [];
+  const newGpus: number[] = [];
+  for (const [jobId, allocation] of plan) {
+    const now = current.get(jobId);
+    const gpus = gpuCount(allocation);
+    let j: number | undefined;
+    if (now && now.gpuType === allocation.gpuType && allOnUsableHosts(now, where)) {
+      j = oldGpus.length;
+      jobNumber.set(jobId, j);
+      oldGpus.push(gpuCount(now));
+      newGpus.push(gpus);
+    }
+    for (const slice of allocation.slices) {
+      const at = checkedHost(jobId, allocation, slice, where);
+      const c = contents.get(at.cls)!;
+      const node = c.contentNew[at.index]!;
+      for (const g of slice.gpus) {
+        if (j !== undefined) addJob(node, g, j);
+        c.occupied[at.index * at.cls.gpus + g] = 1;
+        if (gpus > 1) c.pinned[at.index * at.cls.gpus + g] = 1;
+      }
+    }
+  }
+  for (const [jobId, allocation] of current) {
+    const j = jobNumber.get(jobId);
+    if (j === undefined) continue;
+    for (const slice of allocation.slices) {
+      const at = where.get(slice.hostId);
+      if (!at) continue;
+      const node = contents.get(at.cls)!.contentOld[at.index]!;
+      for (const g of slice.gpus) addJob(node, g, j);
+    }
+  }
+  return { oldGpus, newGpus, contents };
+};
+
+/** Where a planned slice's host sits; throws unless it is a usable host of the allocation's type with those GPUs. */
+const checkedHost = (
+  jobId: string,
+  allocation: Allocation,
+  slice: HostSlice,
+  where: Where,
+): { readonly cls: NodeClass; readonly index: number } => {
+  const at = where.get(slice.hostId);
+  if (!at) throw new Error(`relabel: job ${jobId} is planned on host ${slice.hostId}, not a usable host`);
+  const host = at.cls.hosts[at.index]!;
+  if (host.gpuType !== allocation.gpuType)
+    throw new Error(
+      `relabel: job ${jobId} is planned as ${allocation.gpuType} on ${host.id}, a ${host.gpuType} host`,
+    );
+  for (const g of slice.gpus) {
+    if (!(Number.isInteger(g) && g >= 0 && g < host.gpuCount))
+      throw new Error(
+        `relabel: job ${jobId} is planned on GPU ${g} of ${host.id}, which has ${host.gpuCount}`,
+      );
+  }
+  return at;
+};
+
+const allOnUsableHosts = (allocation: Allocation, where: Where): boolean => {
+  for (const slice of allocation.slices) if (!where.has(slice.hostId)) return false;
+  return true;
+};
+
+/** The plan on physical GPUs after the renaming `maps`. */
+const renamedPlan = (
+  logical: ReadonlyMap<string, Allocation>,
+  where: Where,
+  maps: ReadonlyMap<NodeClass, Int32Array>,
+): Map<string, Allocation> => {
+  const plan = new Map<string, Allocation>();
+  for (const [jobId, allocation] of logical) {
+    // Renamed onto itself: the very allocation (what a fresh copy would equal), so consumers may compare by identity.
+    if (keptAsIs(allocation, where, maps)) {
+      plan.set(jobId, allocation);
+      continue;
+    }
+    plan.set(jobId, renamed(allocation, where, maps));
+  }
+  return plan;
+};
+
+const renamed = (
+  allocation: Allocation,
+  where: Where,
+  maps: ReadonlyMap<NodeClass, Int32Array>,
+): Allocation => {
+  const byHost = new Map<string, number[]>();
+  for (const slice of allocation.slices) {
+    const at = where.get(slice.hostId)!;
+    const map = maps.get(at.cls)!;
+    for (const g of slice.gpus) {
+      const physical = map[at.index * at.cls.gpus + g]!;
+      const hostId = at.cls.hosts[Math.floor(physical / at.cls.gpus)]!.id;
+      const list = byHost.get(hostId) ?? [];
+      list.push(physical % at.cls.gpus);
+      byHost.set(hostId, list);
+    }
+  }
+  const slices: HostSlice[] = [...byHost].map(([hostId, gpus]) => ({
+    hostId,
+    gpus: gpus.sort((a, b) => a - b),
+  }));
+  return { ...allocation, slices };
 };
 
 /** The amortised migration cost of the renaming `maps`: per class, everything out and in, less what stays. */
@@ -271,7 +313,11 @@ const addJob = (node: number[][], gpu: number, j: number): void => {
   else jobs.push(j);
 };
 
-const gpuCount = (allocation: Allocation): number => allocation.slices.reduce((n, s) => n + s.gpus.length, 0);
+const gpuCount = (allocation: Allocation): number => {
+  let n = 0;
+  for (const slice of allocation.slices) n += slice.gpus.length;
+  return n;
+};
 
 /**
  * Tesserae's amortised cost of moving from `current` to `plan`, both on physical GPUs, without renaming: per

@@ -107,6 +107,35 @@ describe('RoundMemo', () => {
     );
   });
 
+  test('an entry that is undefined is still made once, and one owner keeps an entry per key', () => {
+    const memo = new RoundMemo();
+    const owner = {};
+    let made = 0;
+    const key = memoKey<undefined>('undefined entry');
+    for (let i = 0; i < 3; i++)
+      assert.equal(
+        memo.of(owner, key, () => {
+          made++;
+          return undefined;
+        }),
+        undefined,
+      );
+    assert.equal(made, 1);
+    const other = memoKey<string>('other');
+    assert.equal(
+      memo.of(owner, other, () => 'x'),
+      'x',
+    );
+    assert.equal(
+      memo.of(owner, key, () => {
+        made++;
+        return undefined;
+      }),
+      undefined,
+    );
+    assert.equal(made, 1);
+  });
+
   for (const name of ['tessera', 'crius', 'srtf', 'tiresias']) {
     test(`${name}: rounds with a memo carried through give what rounds with a cold memo give`, () => {
       const { policy, rounds: rs } = rounds(name);

@@ -4,7 +4,8 @@ import { benchCluster, steadyState } from '../../../../../bench/round.ts';
 import { roundContext } from '../../../../../lib/core/framework/round.ts';
 import { RoundMemo } from '../../../../../lib/core/framework/round-memo.ts';
 import type { JobState } from '../../../../../lib/core/model/job.ts';
-import { countsFor, jobCells } from '../../../../../lib/core/plugins/crius/job-cells.ts';
+import { allocationGpuCount } from '../../../../../lib/core/model/plan.ts';
+import { countsFor, jobCells, rawCell } from '../../../../../lib/core/plugins/crius/job-cells.ts';
 import { CRIUS_ESTIMATOR, DEFAULT_CRIUS_OPTIONS } from '../../../../../lib/core/plugins/crius/policies.ts';
 import { loadDefaultPerfModel } from '../../../../../lib/data/perf.ts';
 
@@ -68,6 +69,37 @@ describe('jobCells', () => {
       if (calibrated.cellCalibration?.cells[job.spec.id]) own++;
     }
     assert.ok(holding > 0 && own > 0, 'both replacements are exercised');
+  });
+
+  test("a running job's held Cell, taken from its shape's Cells, is the Cell estimated for its type and count alone", () => {
+    // Without calibration a Cell's rate is its raw estimate; the held Cell must be what `rawCell` gives its allocation
+    // for a job whose model has no layer chain (the perf model's estimate on the best shape).
+    const ctx = roundContext({
+      now,
+      cluster,
+      jobs: states,
+      state: { ...state, cellCalibration: undefined },
+      policy,
+      perf,
+      memo: new RoundMemo(),
+    });
+    let compared = 0;
+    for (const job of states) {
+      // A layered model's own Cell (its stages) is estimated as held, not as the type and count's best.
+      if (!job.allocation || (job.allocation.cell && CRIUS_ESTIMATOR.layered(job.spec.model))) continue;
+      const { current } = jobCells(job, ctx, CRIUS_ESTIMATOR, options);
+      const alone = rawCell(
+        job,
+        job.allocation.gpuType,
+        allocationGpuCount(job.allocation),
+        ctx,
+        CRIUS_ESTIMATOR,
+      );
+      assert.equal(current?.rate, alone?.rate, job.spec.id);
+      assert.deepEqual(current?.cell, alone?.cell, job.spec.id);
+      compared++;
+    }
+    assert.ok(compared > 10, `${compared} running jobs compared`);
   });
 
   test('waiting jobs of one shape without ratios of their own share one list of Cells', () => {
