@@ -273,9 +273,9 @@ const makeStaticCells = (
   // One-host counts only for a job no host of any allowed type holds whole (else a type offers it consolidated).
   const spans =
     counts.oneHostCount && types.every((t) => (ctx.capacity.get(t)?.largestHost ?? 0) < spec.gpus);
+  const half = Math.floor(spec.gpus / 2);
   for (const type of types) {
     const hostGpus = spans ? ctx.capacity.get(type)?.largestHost : undefined;
-    const half = Math.floor(spec.gpus / 2);
     for (const gpus of countsFor(spec.gpus, counts.countScaling, hostGpus)) {
       const raw = rawCell(job, type, gpus, ctx, estimator);
       if (!raw) continue;
@@ -430,41 +430,34 @@ const heldCell = (
   const known = slot.entry;
   if (known && computedFrom(known, job, capacity, ctx, estimator)) return known;
   const gpus = allocationGpuCount(allocation);
-  const same = rawCellOfHeld(job, ctx, estimator, gpus)
-    ? staticOf(statics, allocation.gpuType, gpus)
-    : undefined;
-  if (same) {
-    // The job's statics already hold this very estimate and its keys: shared, not made again per job (cold rounds).
-    slot.entry = {
-      spec: job.spec,
-      capacity,
-      perf: ctx.perf,
-      estimator,
-      gpuType: allocation.gpuType,
-      gpus,
-      raw: same.raw,
-      key: same.key,
-      efficiency: same.efficiencyKey,
-    };
-    return slot.entry;
-  }
-  const raw = rawCurrent(job, ctx, estimator);
-  if (!raw) {
-    slot.entry = undefined;
-    return undefined;
-  }
-  slot.entry = {
+  const estimate = heldRaw(job, ctx, estimator, statics, gpus);
+  slot.entry = estimate && {
     spec: job.spec,
     capacity,
     perf: ctx.perf,
     estimator,
     gpuType: allocation.gpuType,
     gpus,
-    raw,
-    key: cellKey(allocation.gpuType, gpus, raw.stages),
-    efficiency: efficiencyKey(job.spec.model, allocation.gpuType),
+    ...estimate,
   };
   return slot.entry;
+};
+
+/** The held Cell's uncalibrated estimate and keys, or undefined when it holds none we can estimate. */
+const heldRaw = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  statics: StaticCells,
+  gpus: number,
+): Pick<HeldCell, 'raw' | 'key' | 'efficiency'> | undefined => {
+  const type = job.allocation!.gpuType;
+  const same = rawCellOfHeld(job, ctx, estimator, gpus) ? staticOf(statics, type, gpus) : undefined;
+  // The job's statics already hold this very estimate and its keys: shared, not made again per job (cold rounds).
+  if (same) return { raw: same.raw, key: same.key, efficiency: same.efficiencyKey };
+  const raw = rawCurrent(job, ctx, estimator);
+  if (!raw) return undefined;
+  return { raw, key: cellKey(type, gpus, raw.stages), efficiency: efficiencyKey(job.spec.model, type) };
 };
 
 /**
