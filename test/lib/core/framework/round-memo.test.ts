@@ -111,28 +111,19 @@ describe('RoundMemo', () => {
     const memo = new RoundMemo();
     const owner = {};
     let made = 0;
+    const makeUndefined = (): undefined => {
+      made++;
+      return undefined;
+    };
     const key = memoKey<undefined>('undefined entry');
-    for (let i = 0; i < 3; i++)
-      assert.equal(
-        memo.of(owner, key, () => {
-          made++;
-          return undefined;
-        }),
-        undefined,
-      );
+    for (let i = 0; i < 3; i++) assert.equal(memo.of(owner, key, makeUndefined), undefined);
     assert.equal(made, 1);
     const other = memoKey<string>('other');
     assert.equal(
       memo.of(owner, other, () => 'x'),
       'x',
     );
-    assert.equal(
-      memo.of(owner, key, () => {
-        made++;
-        return undefined;
-      }),
-      undefined,
-    );
+    assert.equal(memo.of(owner, key, makeUndefined), undefined);
     assert.equal(made, 1);
   });
 
