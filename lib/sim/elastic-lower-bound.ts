@@ -1,3 +1,4 @@
+import { capacityByType } from '../core/framework/type-capacity.ts';
 import type { Cluster } from '../core/model/cluster.ts';
 import type { GpuTypeId } from '../core/model/gpu.ts';
 import type { JobSpec } from '../core/model/job.ts';
@@ -86,16 +87,9 @@ const levelsFor = (hosts: number): readonly Level[] => (hosts === 1 ? ['machine'
 /** Allowed GPU types present in the cluster on which one EST mini-batch runs, with their room. */
 const typeRooms = (spec: JobSpec, cluster: Cluster, truth: ExecutorModel): TypeRoom[] => {
   const allowed = spec.gpuTypes && spec.gpuTypes.length > 0 ? new Set(spec.gpuTypes) : undefined;
-  const byType = new Map<GpuTypeId, { gpus: number; hosts: number; largestHost: number }>();
-  for (const h of cluster.hosts) {
-    if (allowed && !allowed.has(h.gpuType)) continue;
-    const r = byType.get(h.gpuType) ?? { gpus: 0, hosts: 0, largestHost: 0 };
-    byType.set(h.gpuType, {
-      gpus: r.gpus + h.gpuCount,
-      hosts: r.hosts + 1,
-      largestHost: Math.max(r.largestHost, h.gpuCount),
-    });
-  }
+  const byType = capacityByType(
+    allowed ? cluster.hosts.filter((h) => allowed.has(h.gpuType)) : cluster.hosts,
+  );
   const rooms: TypeRoom[] = [];
   for (const [type, r] of byType) {
     const capability = estCapability(truth, spec, spec.elastic!, type);

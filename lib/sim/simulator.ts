@@ -3,7 +3,8 @@ import { getInstanceOffering, instanceOfferingsFor } from '../core/catalog/insta
 import { shapeOf } from '../core/framework/free-gpus.ts';
 import { type RoundOutput, scheduleRound } from '../core/framework/round.ts';
 import { RoundMemo } from '../core/framework/round-memo.ts';
-import type { Policy, RoundConfig } from '../core/framework/stages.ts';
+import type { Policy, RoundConfig, TypeCapacity } from '../core/framework/stages.ts';
+import { capacityByType } from '../core/framework/type-capacity.ts';
 import type { Action } from '../core/model/action.ts';
 import type { Cluster, Host } from '../core/model/cluster.ts';
 import { type JobSpec, type JobState, type JobStatus, newJobState } from '../core/model/job.ts';
@@ -520,8 +521,9 @@ export const simulate = (input: SimInput): SimResult => {
   for (const job of active.values()) job.outcome = 'unfinished';
   advance(Math.min(now, horizon));
 
-  // The cluster's capacity per type, once for every job's lower bound (not once per job over every host).
-  const perType = capacityPerType(input.cluster);
+  // The cluster's capacity per type (lost hosts included: the bound is over the cluster as given), once for every
+  // job's lower bound, not once per job over every host.
+  const perType = capacityByType(input.cluster.hosts);
   const records = all.map((job) => record(job, input, truth, now, perType));
   const finishes = records.filter((r) => r.finishTime !== undefined).map((r) => r.finishTime!);
   const lastFinish = finishes.length > 0 ? Math.max(...finishes) : startTime;
@@ -588,21 +590,6 @@ const record = (
   };
 };
 
-interface TypeCapacity {
-  readonly gpus: number;
-  readonly largestHost: number;
-}
-
-/** Every host's GPUs and the largest host, per GPU type (lost hosts included: the bound is over the cluster as given). */
-const capacityPerType = (cluster: Cluster): Map<string, TypeCapacity> => {
-  const perType = new Map<string, TypeCapacity>();
-  for (const h of cluster.hosts) {
-    const c = perType.get(h.gpuType) ?? { gpus: 0, largestHost: 0 };
-    perType.set(h.gpuType, { gpus: c.gpus + h.gpuCount, largestHost: Math.max(c.largestHost, h.gpuCount) });
-  }
-  return perType;
-};
-
 /**
  * The fastest the job could finish alone from its arrival: its iterations over the best executor throughput among
  * the allocations any policy may give it (allowed types; half, requested or double GPU count, or any power of two up
@@ -613,7 +600,7 @@ export const jctLowerBound = (
   spec: JobSpec,
   cluster: Cluster,
   truth: ExecutorModel,
-  perType: ReadonlyMap<string, TypeCapacity> = capacityPerType(cluster),
+  perType: ReadonlyMap<string, TypeCapacity> = capacityByType(cluster.hosts),
 ): number => {
   const allowed = spec.gpuTypes && spec.gpuTypes.length > 0 ? new Set(spec.gpuTypes) : undefined;
   // Crius's half, requested and double; ElasticFlow's power-of-two shares up to double (a communication-bound job

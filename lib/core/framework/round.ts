@@ -19,6 +19,7 @@ import {
   type RoundContext,
   type TypeCapacity,
 } from './stages.ts';
+import { capacityByType } from './type-capacity.ts';
 import { type WaitInfo, waitInfo } from './wait-info.ts';
 
 export interface RoundInput {
@@ -219,16 +220,8 @@ const CLUSTER_INDEX = memoKey<ClusterIndex>('cluster index');
 
 const clusterIndex = (cluster: Cluster): ClusterIndex => {
   const hosts = new Map<string, Host>(cluster.hosts.map((h) => [h.id, h]));
-  const capacity = new Map<GpuTypeId, TypeCapacity>();
-  for (const host of cluster.hosts) {
-    if (host.state === 'lost' || host.state === 'draining') continue;
-    const c = capacity.get(host.gpuType) ?? { gpus: 0, largestHost: 0 };
-    capacity.set(host.gpuType, {
-      gpus: c.gpus + host.gpuCount,
-      largestHost: Math.max(c.largestHost, host.gpuCount),
-    });
-  }
-  return { hosts, capacity };
+  const usable = cluster.hosts.filter((h) => h.state !== 'lost' && h.state !== 'draining');
+  return { hosts, capacity: capacityByType(usable) };
 };
 
 /** Turn "who holds what now" and the plan into actions, in priority order (stops before starts frees GPUs first). */
