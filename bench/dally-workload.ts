@@ -2,6 +2,7 @@ import { getModelProfile } from '../lib/core/catalog/models.ts';
 import type { JobSpec } from '../lib/core/model/job.ts';
 import type { PerfModel } from '../lib/core/model/perf.ts';
 import { TABLE_I_MODELS } from '../lib/core/plugins/dally/table-one.ts';
+import type { ReferenceHardware } from '../lib/sim/reference-placement.ts';
 import { toJobSpecs } from '../lib/sim/workload.ts';
 import type { ModelChoice } from '../lib/traces/generators/models.ts';
 import { generateWorkload, type ShapeSampler } from '../lib/traces/generators/workload.ts';
@@ -70,7 +71,7 @@ export interface DallyWorkloadOptions {
 export const dallyWorkload = (
   philly: Trace,
   options: DallyWorkloadOptions,
-): { readonly jobs: JobSpec[]; readonly ratePerHour?: number } => {
+): { readonly jobs: JobSpec[]; readonly ratePerHour?: number; readonly reference: ReferenceHardware } => {
   const pool = dallyPool(philly, options.sizes);
   const generate = (ratePerHour?: number): Trace =>
     generateWorkload({
@@ -81,6 +82,7 @@ export const dallyWorkload = (
       seed: options.seed,
       models: DALLY_MODEL_MIX,
       idPrefix: options.arrivals,
+      ...(philly.referenceHostGpus !== undefined ? { referenceHostGpus: philly.referenceHostGpus } : {}),
     });
   let trace = generate();
   let ratePerHour: number | undefined;
@@ -90,7 +92,7 @@ export const dallyWorkload = (
     ratePerHour = (options.load * options.clusterGpus) / meanGpuHours(trace.jobs);
     trace = generate(ratePerHour);
   }
-  const { jobs, issues } = toJobSpecs(trace, {
+  const { jobs, issues, reference } = toJobSpecs(trace, {
     perf: options.perf,
     referenceGpuType: options.referenceGpuType,
     ...(options.truth ? { truth: options.truth } : {}),
@@ -101,5 +103,5 @@ export const dallyWorkload = (
       `dally workload: ${issues.length} job(s) rejected, e.g. ${first.jobId}: ${first.message}`,
     );
   }
-  return ratePerHour === undefined ? { jobs } : { jobs, ratePerHour };
+  return ratePerHour === undefined ? { jobs, reference } : { jobs, ratePerHour, reference };
 };

@@ -25,6 +25,8 @@ export interface FlagshipWorkload {
   readonly restartSeconds: number;
   /** The GPU type the workload's lengths are meant on (its offered load is measured there). */
   readonly referenceGpuType: string;
+  /** GPUs per host of the hardware the lengths are meant on (lib/sim/reference-placement.ts). */
+  readonly referenceHostGpus: number;
 }
 
 export interface FlagshipSetup {
@@ -42,7 +44,13 @@ const traceSetup = (
   name,
   build: (_perf, _truth, seed) => {
     const w = loadWorkload({ ...request, seed });
-    return { cluster: w.cluster, jobs: w.jobs, ...SIM, referenceGpuType: DEFAULT_REFERENCE_GPU };
+    return {
+      cluster: w.cluster,
+      jobs: w.jobs,
+      ...SIM,
+      referenceGpuType: DEFAULT_REFERENCE_GPU,
+      referenceHostGpus: w.referenceHostGpus,
+    };
   },
 });
 
@@ -70,7 +78,7 @@ const batchSetup = (jobs: number, cluster: string): FlagshipSetup => ({
     const c = loadCluster(cluster);
     const philly = readTrace(phillyTracePath(), { format: 'philly' });
     const gpus = c.hosts.reduce((n, h) => n + h.gpuCount, 0);
-    const { jobs: specs } = dallyWorkload(philly, {
+    const { jobs: specs, reference } = dallyWorkload(philly, {
       arrivals: 'batch',
       jobs,
       seed,
@@ -85,7 +93,8 @@ const batchSetup = (jobs: number, cluster: string): FlagshipSetup => ({
       jobs: specs,
       roundSeconds: 300,
       restartSeconds: 30,
-      referenceGpuType: c.hosts[0]!.gpuType,
+      referenceGpuType: reference.gpuType,
+      referenceHostGpus: reference.hostGpus,
     };
   },
 });
@@ -124,6 +133,8 @@ export const mixedElasticSetup = (jobs: number, cluster: string, load = 0.5): Fl
       roundSeconds: 60,
       restartSeconds: 20,
       referenceGpuType: 'V100-16GB',
+      // EasyScale's workload converts run times on the experiment's own hosts (bench/easyscale-workload.ts).
+      referenceHostGpus: Math.max(...c.hosts.map((h) => h.gpuCount)),
     };
   },
 });
@@ -142,10 +153,14 @@ const polluxSetup = (jobs: number, cluster: string): FlagshipSetup => ({
       format: 'pollux',
       polluxCurves: loadAllPolluxCurves(resolveDataDir()),
     });
-    const { jobs: specs, issues } = toJobSpecs(trace, { perf, referenceGpuType: DEFAULT_REFERENCE_GPU });
+    const {
+      jobs: specs,
+      issues,
+      reference,
+    } = toJobSpecs(trace, { perf, referenceGpuType: DEFAULT_REFERENCE_GPU });
     if (trace.issues.length + issues.length > 0)
       throw new Error(`pollux-style workload: ${trace.issues.length + issues.length} rows rejected`);
-    return { cluster: c, jobs: specs, ...SIM, referenceGpuType: 'T4' };
+    return { cluster: c, jobs: specs, ...SIM, referenceGpuType: 'T4', referenceHostGpus: reference.hostGpus };
   },
 });
 

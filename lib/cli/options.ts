@@ -7,6 +7,13 @@ export const nonNegativeInt = (value: string): number => {
   return n;
 };
 
+export const positiveInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InvalidArgumentError(`expected a whole number > 0, got "${value}"`);
+  return n;
+};
+
 export const positiveNumber = (value: string): number => {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a number > 0, got "${value}"`);

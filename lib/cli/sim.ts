@@ -5,7 +5,14 @@ import { loadWorkload, runPolicies } from '../sim/run.ts';
 import type { SimSummary } from '../sim/summary.ts';
 import { formatIssue, parseTraceFormat } from '../traces/types.ts';
 import { runSimDemo } from './demo.ts';
-import { commaList, lengthSpread, nonNegativeInt, nonNegativeNumber, positiveNumber } from './options.ts';
+import {
+  commaList,
+  lengthSpread,
+  nonNegativeInt,
+  nonNegativeNumber,
+  positiveInt,
+  positiveNumber,
+} from './options.ts';
 import { progress } from './progress.ts';
 import { formatTable } from './table.ts';
 
@@ -24,6 +31,7 @@ interface SimOptions {
   report?: string;
   json?: boolean;
   referenceGpu?: string;
+  referenceHostGpus?: number;
   restart: number;
   lengthNoise?: number | true;
 }
@@ -56,6 +64,12 @@ export const registerSimCommand = (program: Command): void => {
     .option('--seed <n>', 'seed for model assignment, generators and the executor', nonNegativeInt, 0)
     .option('--reference-gpu <type>', 'GPU type the trace durations were measured on')
     .option(
+      '--reference-host-gpus <n>',
+      "GPUs per host of the hardware the trace durations were measured on (default: the trace source's own, e.g. " +
+        'Philly 8, Tiresias 4; 8 for a file without one)',
+      positiveInt,
+    )
+    .option(
       '--length-noise [spread]',
       "users' estimates are wrong: each job really runs its iterations × m, m log-uniform in [1/spread, spread] " +
         '(seeded by --seed and the job id; the scheduler sees the declared iterations); spread defaults to 2',
@@ -84,6 +98,7 @@ const runSim = (options: SimOptions & Required<Pick<SimOptions, 'trace' | 'clust
     ...(options.maxJobs !== undefined ? { maxJobs: options.maxJobs } : {}),
     ...(options.load !== undefined ? { load: options.load } : {}),
     ...(options.referenceGpu ? { referenceGpuType: options.referenceGpu } : {}),
+    ...(options.referenceHostGpus !== undefined ? { referenceHostGpus: options.referenceHostGpus } : {}),
   });
   reportIssues(
     workload.traceIssues.map(formatIssue),

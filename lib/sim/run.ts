@@ -28,6 +28,8 @@ export interface WorkloadRequest {
   readonly seed?: number;
   /** GPU type the trace's durations were measured on. */
   readonly referenceGpuType?: string;
+  /** GPUs per host of the hardware they were measured on; default the trace source's own, else 8. */
+  readonly referenceHostGpus?: number;
 }
 
 export interface Workload {
@@ -40,6 +42,8 @@ export interface Workload {
   readonly workloadIssues: readonly WorkloadIssue[];
   /** GPU type the trace's run times convert through. */
   readonly referenceGpuType: string;
+  /** GPUs per host of the hardware the trace's run times convert through (lib/sim/reference-placement.ts). */
+  readonly referenceHostGpus: number;
   /** Offered load of the jobs on the cluster (lib/sim/offered-load.ts); infinite when all arrive at once. */
   readonly offeredLoad: number;
 }
@@ -62,10 +66,11 @@ export const loadWorkload = (request: WorkloadRequest): Workload => {
   const perf = models.perf;
   const truth = groundTruthModel(models.truth, { seed });
   const referenceGpuType = request.referenceGpuType ?? DEFAULT_REFERENCE_GPU;
-  const { jobs, issues } = toJobSpecs(withModels, {
+  const { jobs, issues, reference } = toJobSpecs(withModels, {
     perf,
     truth,
     referenceGpuType,
+    ...(request.referenceHostGpus !== undefined ? { referenceHostGpus: request.referenceHostGpus } : {}),
     ...(request.load !== undefined ? { load: request.load } : {}),
   });
   return {
@@ -77,7 +82,8 @@ export const loadWorkload = (request: WorkloadRequest): Workload => {
     traceIssues: loaded.issues,
     workloadIssues: issues,
     referenceGpuType,
-    offeredLoad: offeredLoad(jobs, cluster, truth, referenceGpuType),
+    referenceHostGpus: reference.hostGpus,
+    offeredLoad: offeredLoad(jobs, cluster, truth, reference),
   };
 };
 

@@ -1,4 +1,5 @@
 import type { IssueLog } from './issues.ts';
+import { sourceHostGpus } from './reference-hosts.ts';
 import type { Trace, TraceIssue, TraceJob, TraceKind } from './types.ts';
 
 /** A parsed job with its absolute submit time and the line that defined it (the sort tie-breaker). */
@@ -21,13 +22,22 @@ export const shiftJob = (job: TraceJob, origin: number): TraceJob => {
   return shifted;
 };
 
+/** A trace from parsed rows; an imported format carries its source's GPUs per host, a generator passes its own. */
 export const buildTrace = (
   name: string,
   format: TraceKind,
   source: string,
   parsed: readonly ParsedJob[],
   issues: readonly TraceIssue[],
-): Trace => ({ name, format, source, jobs: rebaseJobs(parsed), issues: [...issues] });
+  referenceHostGpus: number | undefined = sourceHostGpus(format),
+): Trace => ({
+  name,
+  format,
+  source,
+  jobs: rebaseJobs(parsed),
+  issues: [...issues],
+  ...(referenceHostGpus !== undefined ? { referenceHostGpus } : {}),
+});
 
 /** Rejects a second row with an id already seen in the same file. */
 export class IdRegistry {

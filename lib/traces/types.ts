@@ -62,6 +62,11 @@ export interface Trace {
   source: string;
   jobs: TraceJob[];
   issues: TraceIssue[];
+  /**
+   * GPUs per host of the hardware the run times were recorded on (the source's own convention,
+   * lib/traces/reference-hosts.ts); absent = unknown, the simulator's default applies.
+   */
+  referenceHostGpus?: number;
 }
 
 /** A file's text with the name used in messages. */

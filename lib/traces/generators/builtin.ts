@@ -1,3 +1,4 @@
+import { sourceHostGpus } from '../reference-hosts.ts';
 import type { Trace } from '../types.ts';
 import type { ArrivalProcess } from './arrivals.ts';
 import { empiricalShape } from './empirical.ts';
@@ -123,6 +124,9 @@ export interface BuiltinBuildOptions {
   maxGpus?: number;
 }
 
+const hostGpusOf = (referenceHostGpus: number | undefined): { referenceHostGpus?: number } =>
+  referenceHostGpus === undefined ? {} : { referenceHostGpus };
+
 /** Builds a builtin trace (pure: the Philly list, when needed, is passed in). */
 export const buildBuiltinTrace = (spec: BuiltinSpec, options: BuiltinBuildOptions): Trace => {
   const { seed, models, philly, maxGpus } = options;
@@ -142,6 +146,7 @@ export const buildBuiltinTrace = (spec: BuiltinSpec, options: BuiltinBuildOption
     sampler,
     seed,
     idPrefix: spec.name.split(':')[0] ?? 'job',
+    ...hostGpusOf(spec.sizes === 'philly' ? philly!.referenceHostGpus : sourceHostGpus(spec.sizes)),
     ...(models && { models }),
   });
 };

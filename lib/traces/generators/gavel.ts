@@ -1,3 +1,4 @@
+import { SOURCE_HOST_GPUS } from '../reference-hosts.ts';
 import type { Trace } from '../types.ts';
 import type { ModelChoice } from './models.ts';
 import type { Random } from './random.ts';
@@ -39,5 +40,6 @@ export const generateGavelTrace = ({ jobs, ratePerHour, seed, models }: Generate
     sampler: gavelShape,
     seed,
     idPrefix: 'gavel',
+    referenceHostGpus: SOURCE_HOST_GPUS.gavel,
     ...(models && { models }),
   });

@@ -1,3 +1,4 @@
+import { SOURCE_HOST_GPUS } from '../reference-hosts.ts';
 import type { Trace } from '../types.ts';
 import type { GeneratedTraceOptions } from './gavel.ts';
 import type { Random } from './random.ts';
@@ -52,5 +53,6 @@ export const generateShockwaveTrace = ({ jobs, ratePerHour, seed, models }: Gene
     sampler: shockwaveShape,
     seed,
     idPrefix: 'shockwave',
+    referenceHostGpus: SOURCE_HOST_GPUS.shockwave,
     ...(models && { models }),
   });

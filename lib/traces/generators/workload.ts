@@ -25,6 +25,8 @@ export interface WorkloadOptions {
   models?: readonly ModelChoice[];
   /** Job ids are `<idPrefix>-<n>`; default `job`. */
   idPrefix?: string;
+  /** GPUs per host of the hardware the sampled durations mean (the sizes' source's convention); none = unknown. */
+  referenceHostGpus?: number;
 }
 
 /** Independent random streams, so e.g. a new arrival rate keeps the same job sizes and models. */
@@ -32,7 +34,16 @@ const STREAM = { arrivals: 0, shapes: 1, models: 2 } as const;
 
 /** A seeded synthetic trace: arrival process × size sampler × model list. Pure: same options, same trace. */
 export const generateWorkload = (options: WorkloadOptions): Trace => {
-  const { name, jobs, arrivals, sampler, seed, models = GAVEL_MODELS, idPrefix = 'job' } = options;
+  const {
+    name,
+    jobs,
+    arrivals,
+    sampler,
+    seed,
+    models = GAVEL_MODELS,
+    idPrefix = 'job',
+    referenceHostGpus,
+  } = options;
   if (!(Number.isInteger(jobs) && jobs > 0))
     throw new RangeError(`jobs must be a positive integer, got ${jobs}`);
   validateModels(models);
@@ -54,5 +65,5 @@ export const generateWorkload = (options: WorkloadOptions): Trace => {
     if (shape.labels !== undefined) job.labels = shape.labels;
     return { job, line: i };
   });
-  return buildTrace(name, 'generated', `${name} (seed ${seed})`, parsed, []);
+  return buildTrace(name, 'generated', `${name} (seed ${seed})`, parsed, [], referenceHostGpus);
 };
