@@ -133,7 +133,8 @@ export const mixedElasticSetup = (jobs: number, cluster: string, load = 0.5): Fl
       roundSeconds: 60,
       restartSeconds: 20,
       referenceGpuType: 'V100-16GB',
-      // EasyScale's workload converts run times on the experiment's own hosts (bench/easyscale-workload.ts).
+      // EasyScale's workload converts run times on the experiment's own hosts (bench/easyscale-workload.ts,
+      // `bestShape`); its V100 hosts, the offered load's reference type, are the cluster's largest (8 GPUs).
       referenceHostGpus: Math.max(...c.hosts.map((h) => h.gpuCount)),
     };
   },
