@@ -167,7 +167,15 @@ test('submit from a YAML file: the fleet launches an instance, its agent runs th
   );
   assert.equal(done.status, 'finished', done.failureReason);
   assert.equal(done.progress, 40);
-  assert.deepEqual(kinds(done), ['submitted', 'started', 'finished']);
+  // Between start and finish only rescales: with nobody waiting, the policy may grow the running job onto idle
+  // GPUs, and whether a round falls inside its 2 s run depends on the machine's load.
+  const timeline = kinds(done);
+  assert.deepEqual(timeline.slice(0, 2), ['submitted', 'started']);
+  assert.equal(timeline.at(-1), 'finished');
+  assert.ok(
+    timeline.slice(2, -1).every((kind) => kind === 'rescaled'),
+    timeline.join(', '),
+  );
   const host = done.timeline[1]!.hosts![0]!;
   assert.match(host, /^i-[0-9a-f]{17}$/, 'placed on an instance the fleet launched on the EC2 shim');
   const cluster = JSON.parse(await cli('cluster', '--json'));
