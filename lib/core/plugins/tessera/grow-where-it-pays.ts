@@ -26,7 +26,16 @@ export const growWhereItPays = (
       const placed = plan.get(job.spec.id);
       const held = isHolding(job) ? job.allocation : undefined;
       // A kept allocation (the very object, most jobs in most rounds) did not grow.
-      if (!placed || !held || placed === held || job.spec.elastic || placed.packedWith || placed.ests || held.ests) continue;
+      if (
+        !placed ||
+        !held ||
+        placed === held ||
+        job.spec.elastic ||
+        placed.packedWith ||
+        placed.ests ||
+        held.ests
+      )
+        continue;
       if (allocationGpuCount(placed) <= allocationGpuCount(held)) continue;
       if (growthPays(job, held, placed, remainingOf(job), ctx)) continue;
       free.release(placed);

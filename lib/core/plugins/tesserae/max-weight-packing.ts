@@ -60,15 +60,11 @@ export const maxWeightPacking = (overrides: Partial<PackingOptions> = {}): PackS
           joined.set(types, typeKey);
         }
         const ref = { model: job.spec.model, batchSize: job.spec.batchSize };
-        pending.add(
-          `${gpus}\u0000${ref.model}\u0000${ref.batchSize}\u0000${typeKey}`,
-          job.spec.id,
-          () => ({
-            gpus,
-            types: new Set(types),
-            ref,
-          }),
-        );
+        pending.add(`${gpus}\u0000${ref.model}\u0000${ref.batchSize}\u0000${typeKey}`, job.spec.id, () => ({
+          gpus,
+          types: new Set(types),
+          ref,
+        }));
       }
       if (pending.size === 0) return plan;
       const placed = new ClassIndex<PlacedClass>();
