@@ -399,10 +399,18 @@ const sortedUnion = (free: readonly number[], gpus: readonly number[]): number[]
 
 /** Consolidation level of an allocation on a cluster: the smallest tier that contains all its GPUs. */
 export const levelOf = (allocation: Allocation, hostOf: (id: string) => Host | undefined): Level => {
-  const hosts = allocation.slices.map((s) => hostOf(s.hostId)).filter((h): h is Host => h !== undefined);
-  if (hosts.length <= 1) return 'machine';
-  const racks = new Set(hosts.map((h) => h.rack));
-  return racks.size <= 1 ? 'rack' : 'network';
+  // Asked of many allocations every round: counted in one pass, without lists of hosts or a set of racks.
+  let hosts = 0;
+  let rack: string | undefined;
+  let oneRack = true;
+  for (const slice of allocation.slices) {
+    const host = hostOf(slice.hostId);
+    if (host === undefined) continue;
+    if (hosts++ === 0) rack = host.rack;
+    else if (host.rack !== rack) oneRack = false;
+  }
+  if (hosts <= 1) return 'machine';
+  return oneRack ? 'rack' : 'network';
 };
 
 export const shapeOf = (allocation: Allocation, hostOf: (id: string) => Host | undefined) => ({

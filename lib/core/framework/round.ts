@@ -1,4 +1,4 @@
-import type { Action, StopReason } from '../model/action.ts';
+import type { Action } from '../model/action.ts';
 import type { Cluster, Host } from '../model/cluster.ts';
 import type { GpuTypeId } from '../model/gpu.ts';
 import { isActive, type JobSpec, type JobState } from '../model/job.ts';
@@ -105,10 +105,7 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   const actions = diffActions(ordered, plan, unschedulable);
   const hold = policy.place.holds?.(ctx);
   const waiting = waitInfo({ ctx, ordered, demands, plan, free, unschedulable, ...(hold ? { hold } : {}) });
-  const count = (kind: Action['kind'], reason?: StopReason) =>
-    actions.filter(
-      (a) => a.kind === kind && (reason === undefined || (a.kind === 'stop' && a.reason === reason)),
-    ).length;
+  const counts = actionCounts(actions);
   return {
     plan,
     actions,
@@ -119,14 +116,28 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
       runningJobs: plan.size,
       waitingJobs: active.length - plan.size,
       busyGpus: busyGpuCount(plan),
-      started: count('start'),
-      preempted: count('stop', 'preempted'),
-      migrated: count('migrate'),
-      rescaled: count('rescale'),
+      ...counts,
       unschedulable,
     },
     waiting,
   };
+};
+
+/** The round's starts, preemptions, migrations and rescales, in one pass over the actions. */
+const actionCounts = (
+  actions: readonly Action[],
+): Pick<RoundStats, 'started' | 'preempted' | 'migrated' | 'rescaled'> => {
+  let started = 0;
+  let preempted = 0;
+  let migrated = 0;
+  let rescaled = 0;
+  for (const a of actions) {
+    if (a.kind === 'start') started++;
+    else if (a.kind === 'stop' && a.reason === 'preempted') preempted++;
+    else if (a.kind === 'migrate') migrated++;
+    else if (a.kind === 'rescale') rescaled++;
+  }
+  return { started, preempted, migrated, rescaled };
 };
 
 /**

@@ -22,7 +22,8 @@ export const costAwareDelay = (
 ): PlaceStage => ({
   name: `${inner.name}+cost-aware-delay`,
   place: (ordered, demands, free, ctx) => {
-    const held = new Map(demands);
+    // Copied on the first hold only: in most rounds no job holds out, and the inner stage reads the demands as given.
+    let held: Map<string, Demand> | undefined;
     const levels = roundLevelCapacities(ctx);
     for (const job of ordered) {
       const demand = demands.get(job.spec.id);
@@ -31,9 +32,12 @@ export const costAwareDelay = (
       if (!shapes) continue;
       const waited = ctx.now - job.waitingSince;
       const level = holdOutLevel(remainingIterations(job), waited, demand, shapes, job.spec, ctx, tuner);
-      if (level) held.set(job.spec.id, { ...demand, maxLevel: level });
+      if (level) {
+        held ??= new Map(demands);
+        held.set(job.spec.id, { ...demand, maxLevel: level });
+      }
     }
-    return inner.place(ordered, held, free, ctx);
+    return inner.place(ordered, held ?? demands, free, ctx);
   },
   nextState: (ordered, plan, ctx) => {
     const state = inner.nextState ? inner.nextState(ordered, plan, ctx) : ctx.state;

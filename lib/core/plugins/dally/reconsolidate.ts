@@ -3,7 +3,7 @@ import { levelOf } from '../../framework/free-gpus.ts';
 import type { PlaceStage } from '../../framework/stages.ts';
 import { type JobState, remainingIterations } from '../../model/job.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
-import { levelRank } from '../../model/topology.ts';
+import { LEVELS, levelRank } from '../../model/topology.ts';
 
 /**
  * Network-sensitive re-consolidation of running jobs (Dally's idea, applied after placement).
@@ -27,7 +27,10 @@ export const reconsolidate = (
       const level = levelOf(placed, ctx.hostOf);
       const gpus = allocationGpuCount(placed);
       free.release(placed);
-      const found = free.find(placed.gpuType, gpus);
+      // Only a better level can win: the search stops one level above the job's (the same answer whenever it is
+      // better, and no costly search of the job's own level or worse, which could never be taken).
+      const better = LEVELS[levelRank(level) - 1];
+      const found = better ? free.find(placed.gpuType, gpus, better) : undefined;
       let next: Allocation = placed;
       if (found && levelRank(found.level) < levelRank(level)) {
         // The query's fields only (a spread of the whole spec is a copy per call, every round).

@@ -1,6 +1,6 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { FreeGpus } from '../../framework/free-gpus.ts';
-import type { AllocateStage, PlaceStage, Policy, RoundContext } from '../../framework/stages.ts';
+import type { AllocateStage, Demand, PlaceStage, Policy, RoundContext } from '../../framework/stages.ts';
 import type { HostSlice } from '../../model/cluster.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobState } from '../../model/job.ts';
@@ -101,6 +101,8 @@ export const elasticAllocate = (
       : (inner.sizes?.(spec, ctx) ?? [spec.gpus]),
   largestSize: (spec) => spec.elastic?.maxP ?? inner.largestSize?.(spec) ?? spec.gpus,
   allocate: (ordered, ctx) => {
+    // Most rounds of most workloads have no elastic job: the inner stage alone, on the very list it would be given.
+    if (!ordered.some(isElastic)) return new Map(inner.allocate(ordered, ctx));
     const admitted = inner.allocate(
       options.claims ? ordered.map(rigidView) : ordered.filter((j) => !isElastic(j)),
       ctx,
@@ -150,6 +152,9 @@ export const elasticPlace = (
 ): PlaceStage => ({
   name: `elastic(${inner.name})`,
   place: (ordered, demands, free, ctx) => {
+    // Without elastic jobs (most rounds) the inner stage sees what it would see after the filtering: every job and
+    // every demand, without the copies.
+    if (!ordered.some(isElastic)) return inner.place(ordered, guaranteedOf(demands), free, ctx);
     const guaranteedDemands = new Map([...demands].filter(([, d]) => d.elastic === undefined));
     const guaranteed = ordered.filter((j) => guaranteedDemands.has(j.spec.id) || !isElastic(j));
     const plan = inner.place(guaranteed, guaranteedDemands, free, ctx);
@@ -165,6 +170,13 @@ export const elasticPlace = (
     ? { nextState: (ordered, plan, ctx) => inner.nextState!(...guaranteedOnly(ordered, plan), ctx) }
     : {}),
 });
+
+/** The demands without elastic ones: the very map when none is elastic (stages never modify their demands). */
+const guaranteedOf = (demands: ReadonlyMap<string, Demand>): ReadonlyMap<string, Demand> => {
+  for (const d of demands.values())
+    if (d.elastic !== undefined) return new Map([...demands].filter(([, x]) => x.elastic === undefined));
+  return demands;
+};
 
 /**
  * Concrete GPUs for an elastic demand, reserved in `free`: first the GPUs the job holds that are still free (hosts

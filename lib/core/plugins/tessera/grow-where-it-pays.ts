@@ -25,7 +25,17 @@ export const growWhereItPays = (
     for (const job of ordered) {
       const placed = plan.get(job.spec.id);
       const held = isHolding(job) ? job.allocation : undefined;
-      if (!placed || !held || job.spec.elastic || placed.packedWith || placed.ests || held.ests) continue;
+      // A kept allocation (the very object, most jobs in most rounds) did not grow.
+      if (
+        !placed ||
+        !held ||
+        placed === held ||
+        job.spec.elastic ||
+        placed.packedWith ||
+        placed.ests ||
+        held.ests
+      )
+        continue;
       if (allocationGpuCount(placed) <= allocationGpuCount(held)) continue;
       if (growthPays(job, held, placed, remainingOf(job), ctx)) continue;
       free.release(placed);

@@ -45,6 +45,28 @@ export const maxWeightPacking = (overrides: Partial<PackingOptions> = {}): PackS
       // Position in the order of every job: its rank, and the way to the job itself.
       const rank = orderIndex(ordered, ctx);
 
+      // Pending jobs first: in most rounds none may share, and then the placed jobs need no classes at all.
+      const pending = new ClassIndex<PendingClass>();
+      // Most jobs may use every type present: one shared list, joined once per round rather than once per job.
+      const joined = new Map<readonly GpuTypeId[], string>();
+      for (const job of ordered) {
+        if (plan.has(job.spec.id) || !mayShareGpus(job.spec, options)) continue;
+        const gpus = isHolding(job) ? allocationGpuCount(job.allocation!) : job.spec.gpus;
+        if (gpus > options.maxJobGpus) continue;
+        const types = allowedTypes(job.spec, ctx);
+        let typeKey = joined.get(types);
+        if (typeKey === undefined) {
+          typeKey = types.join(',');
+          joined.set(types, typeKey);
+        }
+        const ref = { model: job.spec.model, batchSize: job.spec.batchSize };
+        pending.add(`${gpus}\u0000${ref.model}\u0000${ref.batchSize}\u0000${typeKey}`, job.spec.id, () => ({
+          gpus,
+          types: new Set(types),
+          ref,
+        }));
+      }
+      if (pending.size === 0) return plan;
       const placed = new ClassIndex<PlacedClass>();
       for (const [jobId, allocation] of plan) {
         const at = rank.get(jobId);
@@ -63,24 +85,7 @@ export const maxWeightPacking = (overrides: Partial<PackingOptions> = {}): PackS
           }),
         );
       }
-      const pending = new ClassIndex<PendingClass>();
-      for (const job of ordered) {
-        if (plan.has(job.spec.id) || !mayShareGpus(job.spec, options)) continue;
-        const gpus = isHolding(job) ? allocationGpuCount(job.allocation!) : job.spec.gpus;
-        if (gpus > options.maxJobGpus) continue;
-        const types = allowedTypes(job.spec, ctx);
-        const ref = { model: job.spec.model, batchSize: job.spec.batchSize };
-        pending.add(
-          `${gpus}\u0000${ref.model}\u0000${ref.batchSize}\u0000${types.join(',')}`,
-          job.spec.id,
-          () => ({
-            gpus,
-            types: new Set(types),
-            ref,
-          }),
-        );
-      }
-      if (placed.size === 0 || pending.size === 0) return plan;
+      if (placed.size === 0) return plan;
 
       const edges: (ClassEdge & { readonly co: ColocationEstimate })[] = [];
       placed.classes.forEach((u, left) => {

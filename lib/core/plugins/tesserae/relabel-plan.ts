@@ -28,6 +28,11 @@ export interface RelabelInput {
    * the same classes without grouping the hosts again every round.
    */
   readonly classes?: HostClasses;
+  /**
+   * Keep a class as it is, without solving, when the renaming it would get provably keeps every job on it where it
+   * is (`unchangedClass`; default true). The same plan either way: false exists for the specification test.
+   */
+  readonly skipUnchangedClasses?: boolean;
 }
 
 export interface RelabelResult {
@@ -84,8 +89,15 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
   const { oldGpus, newGpus, contents } = readPlans(classes, where, input.current, input.plan);
 
   const maps = new Map<NodeClass, Int32Array>();
+  const skip = input.skipUnchangedClasses ?? true;
+  const spans = skip ? new SpanCheck(oldGpus.length) : undefined;
   for (const cls of classes) {
-    const { contentOld, contentNew, pinned, occupied } = contents.get(cls)!;
+    const content = contents.get(cls)!;
+    const { contentOld, contentNew, pinned, occupied } = content;
+    if (spans && !content.fresh && unchangedClass(cls, contentOld, contentNew, spans)) {
+      maps.set(cls, identityMap(cls));
+      continue;
+    }
 
     const map = relabelNodes(cls, contentOld, contentNew, oldGpus, newGpus, assignments);
     if (input.floatSingleGpuWork ?? true) {
@@ -146,6 +158,7 @@ const readPlans = (
       const at = checkedHost(jobId, allocation, slice, where);
       const c = contents.get(at.cls)!;
       const node = c.contentNew[at.index]!;
+      if (j === undefined && slice.gpus.length > 0) c.fresh = true;
       for (const g of slice.gpus) {
         if (j !== undefined) addJob(node, g, j);
         c.occupied[at.index * at.cls.gpus + g] = 1;
@@ -295,6 +308,8 @@ interface ClassContent {
   /** A GPU carrying a multi-GPU job (in the new plan) must stay with that job's other GPUs on its node. */
   readonly pinned: Uint8Array;
   readonly occupied: Uint8Array;
+  /** Whether a planned job that is not in both plans (a start, or a change of GPU type) has GPUs in the class. */
+  fresh: boolean;
 }
 
 // The content of every GPU without jobs: shared, never written (`addJob` replaces it on a GPU's first job).
@@ -305,7 +320,87 @@ const emptyClassContent = (cls: NodeClass): ClassContent => ({
   contentNew: cls.hosts.map(() => new Array<number[]>(cls.gpus).fill(NO_JOBS)),
   pinned: new Uint8Array(cls.hosts.length * cls.gpus),
   occupied: new Uint8Array(cls.hosts.length * cls.gpus),
+  fresh: false,
 });
+
+/**
+ * Whether the class's renaming keeps every job on it on the same GPUs, so that solving it can be skipped: every GPU
+ * holds the same jobs in both plans, every planned job on the class is in both plans (checked by the caller: no
+ * `fresh` job), and no two nodes holding jobs hold the same jobs GPU for GPU (a job spread evenly over two nodes and
+ * alone on them: the nodes could swap names at equal cost, and which one the solver picks is its own tie-break).
+ * Then the exact node assignment has one optimum, each non-empty node onto itself (a node saves all its content only
+ * with a node of the same content), and its exact GPU assignment — like the floating of 1-GPU work after it — sends
+ * every GPU to one holding the very same jobs: each allocation is renamed onto its own GPUs, which the identity gives
+ * too (empty GPUs carry nothing, so where they go changes no allocation).
+ */
+const unchangedClass = (
+  cls: NodeClass,
+  contentOld: readonly (readonly (readonly number[])[])[],
+  contentNew: readonly (readonly (readonly number[])[])[],
+  spans: SpanCheck,
+): boolean => {
+  spans.nextClass();
+  let spread = false;
+  for (let p = 0; p < cls.hosts.length; p++) {
+    const before = contentOld[p]!;
+    const after = contentNew[p]!;
+    for (let g = 0; g < cls.gpus; g++) {
+      const was = before[g]!;
+      const now = after[g]!;
+      if (was.length !== now.length) return false;
+      for (const j of now) {
+        if (!was.includes(j)) return false;
+        if (!spans.onOneNode(j, p)) spread = true;
+      }
+      for (const j of was) if (!now.includes(j)) return false;
+    }
+  }
+  return !spread || distinctNodes(contentNew);
+};
+
+/** Whether no two nodes holding jobs hold the same jobs GPU for GPU (in any GPU order). */
+const distinctNodes = (content: readonly (readonly (readonly number[])[])[]): boolean => {
+  const seen = new Set<string>();
+  for (const node of content) {
+    const gpus: string[] = [];
+    for (const jobs of node) if (jobs.length > 0) gpus.push([...jobs].sort((a, b) => a - b).join(','));
+    if (gpus.length === 0) continue;
+    const key = gpus.sort().join(';');
+    if (seen.has(key)) return false;
+    seen.add(key);
+  }
+  return true;
+};
+
+/** Per job number, the node of the current class it was last seen on (classes are checked one after another). */
+class SpanCheck {
+  private readonly node: Int32Array;
+  private readonly cls: Int32Array;
+  private current = 0;
+
+  constructor(jobs: number) {
+    this.node = new Int32Array(jobs);
+    this.cls = new Int32Array(jobs);
+  }
+
+  nextClass(): void {
+    this.current++;
+  }
+
+  /** Records job j on node p of the current class; false when it was already seen on another node of it. */
+  onOneNode(j: number, p: number): boolean {
+    if (this.cls[j] === this.current) return this.node[j] === p;
+    this.cls[j] = this.current;
+    this.node[j] = p;
+    return true;
+  }
+}
+
+const identityMap = (cls: NodeClass): Int32Array => {
+  const map = new Int32Array(cls.hosts.length * cls.gpus);
+  for (let l = 0; l < map.length; l++) map[l] = l;
+  return map;
+};
 
 const addJob = (node: number[][], gpu: number, j: number): void => {
   const jobs = node[gpu]!;
