@@ -18,6 +18,7 @@ import {
   meetsDeadline,
   rawCell,
 } from './job-cells.ts';
+import { type MovesThatPayOptions, moveSeconds } from './moves-that-pay.ts';
 import { type ReclaimFasterOptions, reclaimFaster } from './reclaim-faster.ts';
 import {
   admissionConfigs,
@@ -60,6 +61,8 @@ export interface CriusAllocateOptions extends CellOptions {
   readonly estimator: CellEstimator;
   /** A waiting job takes a clearly faster Cell from jobs later in the order (tessera; `reclaim-faster.ts`). */
   readonly reclaimFaster?: ReclaimFasterOptions;
+  /** Admission moves must cost the moved jobs fewer seconds than the admitted job would wait (tessera). */
+  readonly movesThatPay?: MovesThatPayOptions;
 }
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
@@ -149,6 +152,9 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       depth: o.depth,
       breadth: o.breadth,
       cellsOf,
+      ...(o.movesThatPay
+        ? { seconds: moveSeconds(vc, byId, ctx.config.restartSeconds, o.movesThatPay) }
+        : {}),
     };
     const cache = new MoveCache();
 

@@ -37,6 +37,7 @@ const guaranteed: Policy = {
     name: 'tessera',
     oneHostCount: true,
     reclaimFaster: { minGain: 0.1, victim: isElasticJob },
+    movesThatPay: { remainingOf: estimatedRemainingIterations },
   }),
   place: placeThenPackAndMigrate(
     growWhereItPays(
