@@ -132,13 +132,7 @@ export const release = (
 ): { moves: Move[]; loss: number } | undefined => {
   const candidates = cache.get(type, s);
   if (candidates.bound < need) return undefined;
-  const costs = s.seconds ? new Map<Move, number>() : undefined;
-  const seconds = (m: Move): number => {
-    if (!costs) return 0;
-    let c = costs.get(m);
-    if (c === undefined) costs.set(m, (c = s.seconds!.cost(m.jobId, m.from, m.to)));
-    return c;
-  };
+  const seconds = (m: Move): number => (s.seconds ? s.seconds.cost(m.jobId, m.from, m.to) : 0);
   // The `breadth` most efficient feasible moves, plus the `depth` that free the most (for large needs).
   const feasible = (m: Move) =>
     (m.to.gpuType === type || s.vc.free(m.to.gpuType) >= m.to.gpus) && seconds(m) < maxSeconds;
