@@ -18,7 +18,6 @@ import {
   meetsDeadline,
   rawCell,
 } from './job-cells.ts';
-import { type MovesThatPayOptions, moveSeconds } from './moves-that-pay.ts';
 import { type ReclaimFasterOptions, reclaimFaster } from './reclaim-faster.ts';
 import {
   admissionConfigs,
@@ -61,8 +60,11 @@ export interface CriusAllocateOptions extends CellOptions {
   readonly estimator: CellEstimator;
   /** A waiting job takes a clearly faster Cell from jobs later in the order (tessera; `reclaim-faster.ts`). */
   readonly reclaimFaster?: ReclaimFasterOptions;
-  /** Admission moves must cost the moved jobs fewer seconds than the admitted job would wait (tessera). */
-  readonly movesThatPay?: MovesThatPayOptions;
+  /** Per round, which scale-ups (above `minScaleUpGain`) pay (tessera: `plugins/tessera/scale-up-pays.ts`). */
+  readonly scaleUpPays?: (
+    ordered: readonly JobState[],
+    ctx: RoundContext,
+  ) => (jobId: string, from: CellConfig, to: CellConfig) => boolean;
 }
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
@@ -152,9 +154,7 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       depth: o.depth,
       breadth: o.breadth,
       cellsOf,
-      ...(o.movesThatPay
-        ? { seconds: moveSeconds(vc, byId, ctx.config.restartSeconds, o.movesThatPay) }
-        : {}),
+      ...(o.scaleUpPays ? { scaleUpPays: o.scaleUpPays(ordered, ctx) } : {}),
     };
     const cache = new MoveCache();
 

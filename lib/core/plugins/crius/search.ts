@@ -1,6 +1,5 @@
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { CellConfig, JobCells } from './job-cells.ts';
-import type { MoveSeconds } from './moves-that-pay.ts';
 import type { VirtualAllocation } from './virtual.ts';
 
 /**
@@ -57,8 +56,8 @@ export interface SearchContext {
   readonly breadth: number;
   /** The Cells of a job holding GPUs (lazily computed by the caller). */
   readonly cellsOf: (jobId: string) => JobCells | undefined;
-  /** With it, admission moves must cost less (in seconds) than the admitted job's wait (`moves-that-pay.ts`). */
-  readonly seconds?: MoveSeconds;
+  /** Whether scaling a running job up from `from` to `to` pays (all above `minGain` when absent; tessera's rule). */
+  readonly scaleUpPays?: (jobId: string, from: CellConfig, to: CellConfig) => boolean;
 }
 
 interface Candidates {
@@ -128,14 +127,11 @@ export const release = (
   maxLoss: number,
   s: SearchContext,
   cache: MoveCache,
-  maxSeconds = Number.POSITIVE_INFINITY,
 ): { moves: Move[]; loss: number } | undefined => {
   const candidates = cache.get(type, s);
   if (candidates.bound < need) return undefined;
-  const seconds = (m: Move): number => (s.seconds ? s.seconds.cost(m.jobId, m.from, m.to) : 0);
   // The `breadth` most efficient feasible moves, plus the `depth` that free the most (for large needs).
-  const feasible = (m: Move) =>
-    (m.to.gpuType === type || s.vc.free(m.to.gpuType) >= m.to.gpus) && seconds(m) < maxSeconds;
+  const feasible = (m: Move) => m.to.gpuType === type || s.vc.free(m.to.gpuType) >= m.to.gpus;
   const pool: Move[] = [];
   const inPool = new Set<Move>();
   const take = (list: readonly Move[], count: number): void => {
@@ -155,7 +151,7 @@ export const release = (
   const chosen: Move[] = [];
   const jobs = new Set<string>();
   const consumed = new Map<GpuTypeId, number>();
-  const visit = (start: number, freed: number, loss: number, spent: number): void => {
+  const visit = (start: number, freed: number, loss: number): void => {
     if (freed >= need) {
       if (loss < bestLoss) {
         bestLoss = loss;
@@ -166,20 +162,20 @@ export const release = (
     if (chosen.length >= s.depth) return;
     for (let i = start; i < pool.length; i++) {
       const m = pool[i]!;
-      if (jobs.has(m.jobId) || loss + m.loss >= bestLoss || spent + seconds(m) >= maxSeconds) continue;
+      if (jobs.has(m.jobId) || loss + m.loss >= bestLoss) continue;
       const other = m.to.gpuType !== type ? m.to.gpuType : undefined;
       if (other && (consumed.get(other) ?? 0) + m.to.gpus > s.vc.free(other)) continue;
       if (!s.budget.spend()) return;
       chosen.push(m);
       jobs.add(m.jobId);
       if (other) consumed.set(other, (consumed.get(other) ?? 0) + m.to.gpus);
-      visit(i + 1, freed + m.freed, loss + m.loss, spent + seconds(m));
+      visit(i + 1, freed + m.freed, loss + m.loss);
       if (other) consumed.set(other, consumed.get(other)! - m.to.gpus);
       jobs.delete(m.jobId);
       chosen.pop();
     }
   };
-  visit(0, 0, 0, 0);
+  visit(0, 0, 0);
   return best;
 };
 
@@ -212,7 +208,6 @@ export const scaleResource = (cells: JobCells, s: SearchContext, cache: MoveCach
       best ? admit.value - best.gain : Number.POSITIVE_INFINITY,
       s,
       cache,
-      s.seconds?.wait(admit),
     );
     if (freed) {
       const gain = admit.value - freed.loss;
@@ -255,6 +250,7 @@ export const scaleUp = (s: SearchContext, minGain: number, eligible: (jobId: str
       for (const to of cells.configs) {
         const gain = to.value - from.value;
         if (gain <= minGain * from.value || gain <= bestGain) continue;
+        if (s.scaleUpPays && !s.scaleUpPays(jobId, from, to)) continue;
         const extra = to.gpuType === from.gpuType ? to.gpus - from.gpus : to.gpus;
         if (extra > s.vc.free(to.gpuType)) continue;
         best = { jobId, from, to, freed: 0, loss: -gain };
