@@ -51,6 +51,33 @@ describe('tessera scales a running job up when the move saves more than a restar
     assert.equal(pays('long', config('slow', 4, 4), config('fast', 2, 2.12)), false);
   });
 
+  test('on the same type the job’s own deviation from its model carries to the Cell it would move to', () => {
+    // x runs 10 % below its model's learned efficiency on the Cell it holds; both types' efficiency is 1.
+    const x = onSlow('x', 100_000);
+    const ctx = roundContext({
+      now: 0,
+      cluster: twoTypes,
+      jobs: [x],
+      state: {
+        ...initialSchedulerState(),
+        cellCalibration: {
+          cells: { x: { cell: 'slow|4|1', ratio: 0.9 } },
+          efficiency: { 'resnet50|slow': 1, 'resnet50|fast': 1 },
+        },
+      },
+      policy: getPolicy('tessera'),
+      perf,
+    });
+    const pays = scaleUpPays([x], ctx);
+    // Crius rates the held Cell at the job's own ratio (raw 4 × 0.9) and 8 GPUs at the model's (raw 3.9 × 1): 8 %
+    // faster only because the two are calibrated differently; compared alike (3.9 × 0.9) 8 GPUs are slower.
+    assert.equal(pays('x', config('slow', 4, 3.6), config('slow', 8, 3.9)), false);
+    // 8 GPUs really faster (raw 4.4: 4.4 × 0.9 = 3.96) still pay.
+    assert.equal(pays('x', config('slow', 4, 3.6), config('slow', 8, 4.4)), true);
+    // On another type the model's efficiency there is the estimate (the deviation may be the type's): 4 > 3.6 pays.
+    assert.equal(pays('x', config('slow', 4, 3.6), config('fast', 4, 4)), true);
+  });
+
   test('in a round with nobody waiting, a long job moves to the 6 % faster idle type (Crius keeps it)', () => {
     const round = (policy: string, left: number) =>
       scheduleRound({
