@@ -60,6 +60,11 @@ export interface CriusAllocateOptions extends CellOptions {
   readonly estimator: CellEstimator;
   /** A waiting job takes a clearly faster Cell from jobs later in the order (tessera; `reclaim-faster.ts`). */
   readonly reclaimFaster?: ReclaimFasterOptions;
+  /** Per round, which scale-ups (above `minScaleUpGain`) pay (tessera: `plugins/tessera/scale-up-pays.ts`). */
+  readonly scaleUpPays?: (
+    ordered: readonly JobState[],
+    ctx: RoundContext,
+  ) => (jobId: string, from: CellConfig, to: CellConfig) => boolean;
 }
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
@@ -149,6 +154,7 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       depth: o.depth,
       breadth: o.breadth,
       cellsOf,
+      ...(o.scaleUpPays ? { scaleUpPays: o.scaleUpPays(ordered, ctx) } : {}),
     };
     const cache = new MoveCache();
 

@@ -56,6 +56,8 @@ export interface SearchContext {
   readonly breadth: number;
   /** The Cells of a job holding GPUs (lazily computed by the caller). */
   readonly cellsOf: (jobId: string) => JobCells | undefined;
+  /** Whether scaling a running job up from `from` to `to` pays (all above `minGain` when absent; tessera's rule). */
+  readonly scaleUpPays?: (jobId: string, from: CellConfig, to: CellConfig) => boolean;
 }
 
 interface Candidates {
@@ -248,6 +250,7 @@ export const scaleUp = (s: SearchContext, minGain: number, eligible: (jobId: str
       for (const to of cells.configs) {
         const gain = to.value - from.value;
         if (gain <= minGain * from.value || gain <= bestGain) continue;
+        if (s.scaleUpPays && !s.scaleUpPays(jobId, from, to)) continue;
         const extra = to.gpuType === from.gpuType ? to.gpus - from.gpus : to.gpus;
         if (extra > s.vc.free(to.gpuType)) continue;
         best = { jobId, from, to, freed: 0, loss: -gain };
