@@ -1,5 +1,6 @@
 import { isHolding } from '../../framework/compare.ts';
 import { allowedTypes } from '../../framework/estimates.ts';
+import { memoKey } from '../../framework/round-memo.ts';
 import { scratchKey } from '../../framework/scratch.ts';
 import type { AllocateStage, Demand, Rejection, RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
@@ -13,6 +14,7 @@ import {
   cellKey,
   countsFor,
   heldEstimate,
+  heldRecord,
   type JobCells,
   jobCells,
   meetsDeadline,
@@ -114,7 +116,8 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     const cache = roundCells(ctx, o, false);
     for (const job of jobs) {
       const any = cellsIn(cache, job, ctx, o, false);
-      if (any.configs.length === 0 && !isHolding(job)) {
+      // A holding job is never rejected: its Cells are not read (`OwnCells` makes them only when read).
+      if (!isHolding(job) && any.configs.length === 0) {
         out.push({ jobId: job.spec.id, reason: noCellReason(job, ctx, o) });
         continue;
       }
@@ -133,9 +136,14 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
   allocate(ordered, ctx): Map<string, Demand> {
     const capacity = new Map([...ctx.capacity].map(([type, c]) => [type, c.gpus]));
     // The order stage alone decides who goes first: ranks are positions in `ordered`.
-    const rank = new Map(ordered.map((j, i) => [j.spec.id, i]));
+    const rank = new Map<string, number>();
+    const byId = new Map<string, JobState>();
+    for (let i = 0; i < ordered.length; i++) {
+      const job = ordered[i]!;
+      rank.set(job.spec.id, i);
+      byId.set(job.spec.id, job);
+    }
     const vc = new VirtualAllocation(capacity, (id) => rank.get(id) ?? 0);
-    const byId = new Map(ordered.map((j) => [j.spec.id, j]));
     // The state (and so the calibration) is the same throughout the stage: look the round's Cells up once.
     const roundCache = roundCells(ctx, o, o.deadlines);
     const cellsOfJob = (job: JobState): JobCells => cellsIn(roundCache, job, ctx, o, o.deadlines);
@@ -211,12 +219,15 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
   nextState(ordered, _plan, ctx): SchedulerState {
     const observations: Observation[] = [];
     const cache = roundCells(ctx, o, o.deadlines);
+    const active = new Set<string>();
     for (const job of ordered) {
+      active.add(job.spec.id);
       if (!isHolding(job) || !(job.measuredThroughput !== undefined && job.measuredThroughput > 0)) continue;
       const current = cellsIn(cache, job, ctx, o, o.deadlines).current;
       if (!current) continue;
       // The raw estimate behind the calibrated rate: undo the calibration the config carries.
-      const raw = heldEstimate(job, ctx, o.estimator, () => rawEstimate(job, ctx, o.estimator));
+      const record = heldRecord(job, ctx, o.estimator);
+      const raw = heldEstimate(record, job, ctx, o.estimator, rawEstimate);
       if (!raw) continue;
       observations.push({
         jobId: job.spec.id,
@@ -225,12 +236,18 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
         cell: current.key,
         measured: job.measuredThroughput,
         estimated: raw,
+        efficiency: record.held?.efficiency,
       });
     }
-    const active = new Set(ordered.map((j) => j.spec.id));
-    return { ...ctx.state, cellCalibration: observe(ctx.state.cellCalibration, observations, active) };
+    const calibration = ctx.state.cellCalibration;
+    // The job ids of the calibration's records, listed once per record (most rounds keep it as it was).
+    const keys =
+      calibration && ctx.memo.of(calibration.cells, CELL_KEYS, () => Object.keys(calibration.cells));
+    return { ...ctx.state, cellCalibration: observe(calibration, observations, active, keys) };
   },
 });
+
+const CELL_KEYS = memoKey<readonly string[]>('crius calibrated job ids');
 
 /**
  * A packed job whose partner comes earlier in the order: the pair holds one set of GPUs, which the partner's Cell

@@ -1,0 +1,107 @@
+import { memoKey } from '../../framework/round-memo.ts';
+import type { RoundContext } from '../../framework/stages.ts';
+import type { GpuTypeId } from '../../model/gpu.ts';
+import type { JobSpec, JobState } from '../../model/job.ts';
+import type { PerfModel } from '../../model/perf.ts';
+import type { CellEstimator } from './estimator.ts';
+import type { CellConfig, Raw, StaticCells } from './job-cells.ts';
+
+/**
+ * What Crius keeps per allocation object from round to round: a running job keeps its allocation object while it
+ * holds it, so one lookup per job and round finds everything about its held Cell that does not change with the
+ * calibration. Every field is a function of the allocation, the spec, the round's capacity, the perf model and the
+ * estimator: the record is made again when one of them is not the one it was made from (a warm or a cold memo gives
+ * the same Cells). The calibrated held Cell (`last`) is reused only when the calibration gives it the same rate.
+ */
+export interface HeldJob {
+  readonly spec: JobSpec;
+  /** The round's capacity key (`capacityKey(ctx)[0]`). */
+  readonly capacity: string;
+  readonly perf: PerfModel;
+  readonly estimator: CellEstimator;
+  /** The held Cell uncalibrated, once made (`heldMade`); undefined when it holds none we can estimate. */
+  held: HeldCell | undefined;
+  heldMade: boolean;
+  /** The uncalibrated estimate measured throughput is compared with (`nextState`), once made. */
+  estimated: number | undefined;
+  estimatedMade: boolean;
+  /** The job's shape's raw Cells for the count options whose capacity key is `staticsKey`. */
+  staticsKey: string | undefined;
+  statics: StaticCells | undefined;
+  /** The held Cell calibrated, as last made: kept while its rate and value stay the same. */
+  last: CellConfig | undefined;
+}
+
+/** The Cell a running job holds, uncalibrated, with its keys. */
+export interface HeldCell {
+  readonly gpuType: GpuTypeId;
+  readonly gpus: number;
+  readonly raw: Raw;
+  readonly key: string;
+  readonly efficiency: string;
+}
+
+interface Slot {
+  entry?: HeldJob;
+}
+const HELD_JOB = memoKey<Slot>('crius held job');
+const emptySlot = (): Slot => ({});
+
+/** The record of the job's allocation for this round's inputs (`capacity`: `capacityKey(ctx)[0]`), made if need be. */
+export const heldJob = (
+  job: JobState,
+  ctx: RoundContext,
+  estimator: CellEstimator,
+  capacity: string,
+): HeldJob => {
+  const slot = ctx.memo.of(job.allocation!, HELD_JOB, emptySlot);
+  const known = slot.entry;
+  if (
+    known !== undefined &&
+    known.spec === job.spec &&
+    known.capacity === capacity &&
+    known.perf === ctx.perf &&
+    known.estimator === estimator
+  )
+    return known;
+  const entry: HeldJob = {
+    spec: job.spec,
+    capacity,
+    perf: ctx.perf,
+    estimator,
+    held: undefined,
+    heldMade: false,
+    estimated: undefined,
+    estimatedMade: false,
+    staticsKey: undefined,
+    statics: undefined,
+    last: undefined,
+  };
+  slot.entry = entry;
+  return entry;
+};
+
+/**
+ * The held Cell calibrated to `rate` (and normalised by `reference`): the record's last one when it has this rate and
+ * value (no new object per job and round while its calibration stays), else a new one, kept.
+ */
+export const calibratedHeld = (
+  record: HeldJob,
+  held: HeldCell,
+  rate: number,
+  reference: number,
+): CellConfig => {
+  const value = reference > 0 ? rate / reference : 0;
+  const last = record.last;
+  if (last !== undefined && last.rate === rate && last.value === value) return last;
+  const config: CellConfig = {
+    gpuType: held.gpuType,
+    gpus: held.gpus,
+    cell: held.raw.cell,
+    key: held.key,
+    rate,
+    value,
+  };
+  record.last = config;
+  return config;
+};
