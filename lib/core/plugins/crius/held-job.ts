@@ -10,15 +10,16 @@ import type { CellConfig, Raw, StaticCells } from './job-cells.ts';
  * What Crius keeps per allocation object from round to round: a running job keeps its allocation object while it
  * holds it, so one lookup per job and round finds everything about its held Cell that does not change with the
  * calibration. Every field is a function of the allocation, the spec, the round's capacity, the perf model and the
- * estimator: the record is made again when one of them is not the one it was made from (a warm or a cold memo gives
- * the same Cells). The calibrated held Cell (`last`) is reused only when the calibration gives it the same rate.
+ * estimator: the record is emptied and refilled when one of them is not the one it was made from (a warm or a cold
+ * memo gives the same Cells). The calibrated held Cell (`last`) is reused only when the calibration gives it the same
+ * rate.
  */
 export interface HeldJob {
-  readonly spec: JobSpec;
+  spec: JobSpec;
   /** The round's capacity key (`capacityKey(ctx)[0]`). */
-  readonly capacity: string;
-  readonly perf: PerfModel;
-  readonly estimator: CellEstimator;
+  capacity: string;
+  perf: PerfModel;
+  estimator: CellEstimator;
   /** The held Cell uncalibrated, once made (`heldMade`); undefined when it holds none we can estimate. */
   held: HeldCell | undefined;
   heldMade: boolean;
@@ -41,45 +42,57 @@ export interface HeldCell {
   readonly efficiency: string;
 }
 
-interface Slot {
-  entry?: HeldJob;
-}
-const HELD_JOB = memoKey<Slot>('crius held job');
-const emptySlot = (): Slot => ({});
+const HELD_JOB = memoKey<HeldJob>('crius held job');
 
-/** The record of the job's allocation for this round's inputs (`capacity`: `capacityKey(ctx)[0]`), made if need be. */
+/**
+ * The record of the job's allocation for this round's inputs (`capacity`: `capacityKey(ctx)[0]`): one object per
+ * allocation, emptied and refilled when an input is not the one it was made from.
+ */
 export const heldJob = (
   job: JobState,
   ctx: RoundContext,
   estimator: CellEstimator,
   capacity: string,
 ): HeldJob => {
-  const slot = ctx.memo.of(job.allocation!, HELD_JOB, emptySlot);
-  const known = slot.entry;
+  const record = ctx.memo.of(job.allocation!, HELD_JOB, emptyRecord);
   if (
-    known !== undefined &&
-    known.spec === job.spec &&
-    known.capacity === capacity &&
-    known.perf === ctx.perf &&
-    known.estimator === estimator
+    record.spec === job.spec &&
+    record.capacity === capacity &&
+    record.perf === ctx.perf &&
+    record.estimator === estimator
   )
-    return known;
-  const entry: HeldJob = {
-    spec: job.spec,
-    capacity,
-    perf: ctx.perf,
-    estimator,
-    held: undefined,
-    heldMade: false,
-    estimated: undefined,
-    estimatedMade: false,
-    staticsKey: undefined,
-    statics: undefined,
-    last: undefined,
-  };
-  slot.entry = entry;
-  return entry;
+    return record;
+  record.spec = job.spec;
+  record.capacity = capacity;
+  record.perf = ctx.perf;
+  record.estimator = estimator;
+  record.held = undefined;
+  record.heldMade = false;
+  record.estimated = undefined;
+  record.estimatedMade = false;
+  record.staticsKey = undefined;
+  record.statics = undefined;
+  record.last = undefined;
+  return record;
 };
+
+/** A record no input matches (its spec is no job's), filled on first use. */
+const emptyRecord = (): HeldJob => ({
+  spec: NO_SPEC,
+  capacity: '',
+  perf: NO_PERF,
+  estimator: NO_ESTIMATOR,
+  held: undefined,
+  heldMade: false,
+  estimated: undefined,
+  estimatedMade: false,
+  staticsKey: undefined,
+  statics: undefined,
+  last: undefined,
+});
+const NO_SPEC = {} as JobSpec;
+const NO_PERF = {} as PerfModel;
+const NO_ESTIMATOR = {} as CellEstimator;
 
 /**
  * The held Cell calibrated to `rate` (and normalised by `reference`): the record's last one when it has this rate and

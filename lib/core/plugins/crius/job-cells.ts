@@ -208,6 +208,8 @@ export interface StaticCells {
   /** Every allowed type × count with a feasible Cell, uncalibrated. */
   readonly raws: readonly StaticCell[];
   readonly reference: number;
+  /** Per type (in the order of `raws`): its efficiency key and its largest raw rate (`shared-cells.ts`'s best value). */
+  readonly typeBest: readonly { readonly efficiencyKey: string; readonly rate: number }[];
   /**
    * The last calibrated Cells of this set (`sharedConfigs`), the calibration's efficiency record they were made with
    * (or one found to hold the same factors since) and each raw Cell's factor: they stand while the factors do.
@@ -323,7 +325,18 @@ const makeStaticCells = (
     }
   }
   if (reference <= 0) reference = Math.max(0, ...raws.map((r) => r.raw.rate));
-  return { raws, reference };
+  return { raws, reference, typeBest: typeBest(raws) };
+};
+
+/** Each type's efficiency key and largest raw rate, in the order the types come in `raws` (consecutive per type). */
+const typeBest = (raws: readonly StaticCell[]): { efficiencyKey: string; rate: number }[] => {
+  const out: { efficiencyKey: string; rate: number }[] = [];
+  for (const r of raws) {
+    const last = out[out.length - 1];
+    if (last && last.efficiencyKey === r.efficiencyKey) last.rate = Math.max(last.rate, r.raw.rate);
+    else out.push({ efficiencyKey: r.efficiencyKey, rate: r.raw.rate });
+  }
+  return out;
 };
 
 /** Every Cell of a job the policy allows this round, calibrated and normalised. */
@@ -513,9 +526,8 @@ const ownCell =
     return undefined;
   };
 
-/** The record a running job's allocation keeps across rounds (`held-job.ts`), for this round's inputs. */
-export const heldRecord = (job: JobState, ctx: RoundContext, estimator: CellEstimator): HeldJob =>
-  heldJob(job, ctx, estimator, capacityKey(ctx)[0]);
+/** The round's capacity key the records of held Cells are made for (`heldJob`'s `capacity`). */
+export const heldCapacityKey = (ctx: RoundContext): string => capacityKey(ctx)[0];
 
 /**
  * `estimate(job, ctx, estimator)` of the Cell a running job holds, kept on its allocation's `record` across rounds:

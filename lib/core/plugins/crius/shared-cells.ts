@@ -78,23 +78,29 @@ export const shapeCells = (
 };
 
 /**
- * The largest calibrated value among the raw Cells, computed as `makeConfig` computes each value (the same
- * operations on the same numbers, so exactly the value of the first Cell once sorted); each type's factor looked up
- * once (the raw Cells of a type are consecutive).
+ * The largest calibrated value among the raw Cells, computed as `makeConfig` computes each value, so that it is
+ * exactly the value of the first Cell once sorted: on each type's largest raw rate (one factor lookup per type), since
+ * a positive factor and reference keep the order of rates (rounding is monotone); Cell by Cell otherwise.
  */
 const bestValue = (calibration: CellCalibrationState | undefined, statics: StaticCells): number => {
   const { reference } = statics;
   let best = Number.NEGATIVE_INFINITY;
-  let key: string | undefined;
-  let factor = 1;
-  for (const r of statics.raws) {
-    if (r.efficiencyKey !== key) {
-      key = r.efficiencyKey;
-      factor = calibration?.efficiency[key] ?? 1;
-    }
-    const raw = r.raw.rate;
+  for (const t of statics.typeBest) {
+    const factor = calibration ? (calibration.efficiency[t.efficiencyKey] ?? 1) : 1;
+    if (!(factor > 0)) return bestValueByCell(calibration, statics);
+    const raw = t.rate;
     const rate = !calibration || raw <= 0 ? raw : raw * factor;
     const value = reference > 0 ? rate / reference : 0;
+    if (value > best) best = value;
+  }
+  return best;
+};
+
+const bestValueByCell = (calibration: CellCalibrationState | undefined, statics: StaticCells): number => {
+  let best = Number.NEGATIVE_INFINITY;
+  for (const r of statics.raws) {
+    const rate = modelCalibratedRate(calibration, r.efficiencyKey, r.raw.rate);
+    const value = statics.reference > 0 ? rate / statics.reference : 0;
     if (value > best) best = value;
   }
   return best;
