@@ -1,5 +1,6 @@
 import { isHolding } from '../../framework/compare.ts';
 import { allowedTypes } from '../../framework/estimates.ts';
+import { memoKey } from '../../framework/round-memo.ts';
 import { scratchKey } from '../../framework/scratch.ts';
 import type { AllocateStage, Demand, Rejection, RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
@@ -7,11 +8,13 @@ import { allocationGpuCount } from '../../model/plan.ts';
 import type { SchedulerState } from '../../model/state.ts';
 import { type Observation, observe } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
+import { heldJob } from './held-job.ts';
 import {
   type CellConfig,
   type CellOptions,
   cellKey,
   countsFor,
+  heldCapacityKey,
   heldEstimate,
   type JobCells,
   jobCells,
@@ -119,7 +122,8 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     const cache = roundCells(ctx, o, false);
     for (const job of jobs) {
       const any = cellsIn(cache, job, ctx, o, false);
-      if (any.configs.length === 0 && !isHolding(job)) {
+      // A holding job is never rejected: its Cells are not read (`OwnCells` makes them only when read).
+      if (!isHolding(job) && any.configs.length === 0) {
         out.push({ jobId: job.spec.id, reason: noCellReason(job, ctx, o) });
         continue;
       }
@@ -138,15 +142,27 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
   allocate(ordered, ctx): Map<string, Demand> {
     const capacity = new Map([...ctx.capacity].map(([type, c]) => [type, c.gpus]));
     // The order stage alone decides who goes first: ranks are positions in `ordered`.
-    const rank = new Map(ordered.map((j, i) => [j.spec.id, i]));
+    const rank = new Map<string, number>();
+    for (let i = 0; i < ordered.length; i++) rank.set(ordered[i]!.spec.id, i);
+    const byId = { get: (id: string): JobState | undefined => byRank(ordered, rank, id) };
     const vc = new VirtualAllocation(capacity, (id) => rank.get(id) ?? 0);
-    const byId = new Map(ordered.map((j) => [j.spec.id, j]));
-    // The state (and so the calibration) is the same throughout the stage: look the round's Cells up once.
+    // The state (and so the calibration) is the same throughout the stage: look the round's Cells up once, then
+    // keep each job's by its rank (the search asks for them again and again).
     const roundCache = roundCells(ctx, o, o.deadlines);
-    const cellsOfJob = (job: JobState): JobCells => cellsIn(roundCache, job, ctx, o, o.deadlines);
+    const cellsAt: (JobCells | undefined)[] = new Array(ordered.length);
+    const cellsOfJob = (job: JobState): JobCells => {
+      const r = rank.get(job.spec.id)!;
+      let cells = cellsAt[r];
+      if (!cells) {
+        cells = cellsIn(roundCache, job, ctx, o, o.deadlines);
+        cellsAt[r] = cells;
+      }
+      return cells;
+    };
     const cellsOf = (jobId: string): JobCells | undefined => {
-      const job = byId.get(jobId);
-      return job ? cellsOfJob(job) : undefined;
+      const r = rank.get(jobId);
+      if (r === undefined) return undefined;
+      return cellsAt[r] ?? cellsOfJob(ordered[r]!);
     };
     const s: SearchContext = {
       vc,
@@ -217,26 +233,49 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
   nextState(ordered, _plan, ctx): SchedulerState {
     const observations: Observation[] = [];
     const cache = roundCells(ctx, o, o.deadlines);
+    const active = new Set<string>();
+    const capacity = heldCapacityKey(ctx);
     for (const job of ordered) {
+      active.add(job.spec.id);
       if (!isHolding(job) || !(job.measuredThroughput !== undefined && job.measuredThroughput > 0)) continue;
-      const current = cellsIn(cache, job, ctx, o, o.deadlines).current;
-      if (!current) continue;
+      // The Cell it holds, as `JobCells.current` has it (its type and key do not depend on the calibration): from its
+      // allocation's record, made with its Cells if this round has not made them.
+      const record = heldJob(job, ctx, o.estimator, capacity);
+      if (!record.heldMade) cellsIn(cache, job, ctx, o, o.deadlines);
+      const held = record.held;
+      if (!held) continue;
       // The raw estimate behind the calibrated rate: undo the calibration the config carries.
-      const raw = heldEstimate(job, ctx, o.estimator, () => rawEstimate(job, ctx, o.estimator));
+      const raw = heldEstimate(record, job, ctx, o.estimator, rawEstimate);
       if (!raw) continue;
       observations.push({
         jobId: job.spec.id,
         model: job.spec.model,
-        gpuType: current.gpuType,
-        cell: current.key,
+        gpuType: held.gpuType,
+        cell: held.key,
         measured: job.measuredThroughput,
         estimated: raw,
+        efficiency: held.efficiency,
       });
     }
-    const active = new Set(ordered.map((j) => j.spec.id));
-    return { ...ctx.state, cellCalibration: observe(ctx.state.cellCalibration, observations, active) };
+    const calibration = ctx.state.cellCalibration;
+    // The job ids of the calibration's records, listed once per record (most rounds keep it as it was).
+    const keys =
+      calibration && ctx.memo.of(calibration.cells, CELL_KEYS, () => Object.keys(calibration.cells));
+    return { ...ctx.state, cellCalibration: observe(calibration, observations, active, keys) };
   },
 });
+
+const CELL_KEYS = memoKey<readonly string[]>('crius calibrated job ids');
+
+/** The job of `ordered` with this id (the last, as a map of them would hold), or undefined. */
+const byRank = (
+  ordered: readonly JobState[],
+  rank: ReadonlyMap<string, number>,
+  id: string,
+): JobState | undefined => {
+  const r = rank.get(id);
+  return r === undefined ? undefined : ordered[r];
+};
 
 /**
  * A packed job whose partner comes earlier in the order: the pair holds one set of GPUs, which the partner's Cell
@@ -296,7 +335,7 @@ const reclaim = (
   job: JobState,
   cells: JobCells,
   vc: VirtualAllocation,
-  byId: ReadonlyMap<string, JobState>,
+  byId: Pick<ReadonlyMap<string, JobState>, 'get'>,
   rank: number,
   budget: Budget,
   deadlines: boolean,

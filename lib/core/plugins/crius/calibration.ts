@@ -23,40 +23,72 @@ export interface Observation {
   readonly cell: string;
   readonly measured: number;
   readonly estimated: number;
+  /** `efficiencyKey(model, gpuType)`, when the caller has it made already. */
+  readonly efficiency?: string | undefined;
 }
 
 export const EMPTY_CALIBRATION: CellCalibrationState = { cells: {}, efficiency: {} };
 
 export const efficiencyKey = (model: string, gpuType: string): string => `${model}|${gpuType}`;
 
-/** Folds observations in; entries of jobs that are no longer active are dropped (the state stays bounded). */
+type CellEntry = { readonly cell: string; readonly ratio: number };
+
+/**
+ * Folds observations in; entries of jobs that are no longer active are dropped (the state stays bounded).
+ * Copy on write: a record (`cells`, `efficiency`) nothing changes is returned as it was, and the state itself when
+ * neither changes — a job observed at the same ratio on the same Cell leaves its EWMA where it is, so most rounds
+ * change little. `previousKeys`: `Object.keys(state.cells)`, when the caller keeps it.
+ */
 export const observe = (
   state: CellCalibrationState | undefined,
   observations: readonly Observation[],
   activeJobs: ReadonlySet<string>,
+  previousKeys?: readonly string[],
 ): CellCalibrationState => {
   const previous = state ?? EMPTY_CALIBRATION;
-  const cells: Record<string, { cell: string; ratio: number }> = {};
-  // Keys in the same order as `Object.entries`, without a [key, value] pair per running job every round.
   const previousCells = previous.cells;
-  for (const jobId of Object.keys(previousCells))
-    if (activeJobs.has(jobId)) cells[jobId] = previousCells[jobId]!;
-  const efficiency: Record<string, number> = { ...previous.efficiency };
+  const keys = previousKeys ?? Object.keys(previousCells);
+  let cells: Record<string, CellEntry> | undefined;
+  for (const jobId of keys) {
+    if (activeJobs.has(jobId)) continue;
+    cells = activeCopy(previousCells, keys, activeJobs);
+    break;
+  }
+  let efficiency: Record<string, number> | undefined;
   for (const o of observations) {
     if (!(o.measured > 0 && o.estimated > 0)) continue;
     const ratio = o.measured / o.estimated;
     if (ratio > LIMIT || ratio < 1 / LIMIT) continue;
-    const own = cells[o.jobId];
-    cells[o.jobId] = {
-      cell: o.cell,
-      ratio: own && own.cell === o.cell ? CELL_ALPHA * ratio + (1 - CELL_ALPHA) * own.ratio : ratio,
-    };
-    const key = efficiencyKey(o.model, o.gpuType);
-    const learned = efficiency[key];
-    efficiency[key] =
+    const own = (cells ?? previousCells)[o.jobId];
+    const same = own !== undefined && own.cell === o.cell;
+    const next = same ? CELL_ALPHA * ratio + (1 - CELL_ALPHA) * own.ratio : ratio;
+    if (!(same && next === own.ratio)) {
+      cells ??= activeCopy(previousCells, keys, activeJobs);
+      cells[o.jobId] = { cell: o.cell, ratio: next };
+    }
+    const key = o.efficiency ?? efficiencyKey(o.model, o.gpuType);
+    const learned = (efficiency ?? previous.efficiency)[key];
+    const factor =
       learned === undefined ? ratio : EFFICIENCY_ALPHA * ratio + (1 - EFFICIENCY_ALPHA) * learned;
+    if (factor !== learned) {
+      efficiency ??= { ...previous.efficiency };
+      efficiency[key] = factor;
+    }
   }
-  return { cells, efficiency };
+  if (!state) return { cells: cells ?? {}, efficiency: efficiency ?? {} };
+  if (!cells && !efficiency) return state;
+  return { cells: cells ?? previousCells, efficiency: efficiency ?? previous.efficiency };
+};
+
+/** The entries of active jobs, in the order of `keys` (`Object.keys(cells)`). */
+const activeCopy = (
+  cells: Readonly<Record<string, CellEntry>>,
+  keys: readonly string[],
+  activeJobs: ReadonlySet<string>,
+): Record<string, CellEntry> => {
+  const copy: Record<string, CellEntry> = {};
+  for (const jobId of keys) if (activeJobs.has(jobId)) copy[jobId] = cells[jobId]!;
+  return copy;
 };
 
 /**
@@ -81,7 +113,18 @@ export const calibratedRateOf = (
   raw: number,
 ): number => {
   if (!state || raw <= 0) return raw;
-  const own = state.cells[jobId];
+  return rateWithOwn(state, state.cells[jobId], cell, efficiency, raw);
+};
+
+/** `calibratedRateOf` with the job's own entry (`state.cells[jobId]`) already looked up. */
+export const rateWithOwn = (
+  state: CellCalibrationState | undefined,
+  own: { readonly cell: string; readonly ratio: number } | undefined,
+  cell: string,
+  efficiency: string,
+  raw: number,
+): number => {
+  if (!state || raw <= 0) return raw;
   if (own && own.cell === cell) return raw * own.ratio;
   return raw * (state.efficiency[efficiency] ?? 1);
 };

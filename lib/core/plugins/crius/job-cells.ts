@@ -2,14 +2,17 @@ import { internedKey } from '../../framework/capacity-key.ts';
 import { isHolding } from '../../framework/compare.ts';
 import { allowedTypes, bestShape } from '../../framework/estimates.ts';
 import { memoKey } from '../../framework/round-memo.ts';
-import { type RoundScratch, scratchKey } from '../../framework/scratch.ts';
+import { scratchKey } from '../../framework/scratch.ts';
 import type { RoundContext } from '../../framework/stages.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
-import { type JobSpec, type JobState, remainingIterations } from '../../model/job.ts';
+import { type JobState, remainingIterations } from '../../model/job.ts';
 import type { PerfModel } from '../../model/perf.ts';
 import { allocationGpuCount, type Cell } from '../../model/plan.ts';
-import { calibratedRateOf, efficiencyKey, modelCalibratedRate } from './calibration.ts';
+import { efficiencyKey, rateWithOwn } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
+import { calibratedHeld, type HeldCell, type HeldJob, heldJob } from './held-job.ts';
+import { byValue, type Elsewhere, OwnCells } from './own-cells.ts';
+import { makeConfig, type SharedConfigs, shapeCells } from './shared-cells.ts';
 import type { CellCalibrationState } from './state.ts';
 
 /**
@@ -51,7 +54,22 @@ export interface JobCells {
   /** Best raw rate at the requested count over the allowed types: what `value` is normalised by. */
   readonly reference: number;
   /** The Cell a running job holds now. */
-  readonly current?: CellConfig;
+  readonly current?: CellConfig | undefined;
+  /**
+   * When set, `configs` is `shared.configs` (its shape's Cells, sorted the same way) with `current` in place of the
+   * entry of its type and count, and no other difference: a search may read it instead of making the job's own list.
+   */
+  readonly shared?: SharedCells | undefined;
+}
+
+/** The Cells every job of a shape shares this round (`shared-cells.ts`). */
+export interface SharedCells {
+  /** How many Cells (as many as the job's own list has). */
+  readonly size: number;
+  /** The largest value among them: exactly the value of the first of `configs`. */
+  readonly best: number;
+  /** Best value first; made when first read. */
+  readonly configs: readonly CellConfig[];
 }
 
 export const cellKey = (gpuType: GpuTypeId, gpus: number, stages: number): string =>
@@ -92,7 +110,7 @@ export const boundType = (
   return best ?? allowed[0];
 };
 
-interface Raw {
+export interface Raw {
   readonly rate: number;
   readonly cell: Cell;
   readonly stages: number;
@@ -177,7 +195,7 @@ export const meetsDeadline = (job: JobState, rate: number, ctx: RoundContext, st
   return ctx.now + restart + remainingIterations(job) / rate <= deadline;
 };
 
-interface StaticCell {
+export interface StaticCell {
   readonly type: GpuTypeId;
   readonly gpus: number;
   readonly raw: Raw;
@@ -186,15 +204,25 @@ interface StaticCell {
   readonly efficiencyKey: string;
 }
 
-interface StaticCells {
+export interface StaticCells {
   /** Every allowed type × count with a feasible Cell, uncalibrated. */
   readonly raws: readonly StaticCell[];
   readonly reference: number;
-  /** The last round's calibrated Cells of this set (`sharedConfigs`), stamped with that round's scratch store. */
+  /** Per type (in the order of `raws`): its efficiency key and its largest raw rate (`shared-cells.ts`'s best value). */
+  readonly typeBest: readonly { readonly efficiencyKey: string; readonly rate: number }[];
+  /**
+   * The last calibrated Cells of this set (`sharedConfigs`), the calibration's efficiency record they were made with
+   * (or one found to hold the same factors since) and each raw Cell's factor: they stand while the factors do.
+   */
   lastShared?: {
-    readonly scratch: RoundScratch;
-    readonly calibration: unknown;
+    efficiency: Readonly<Record<string, number>> | undefined;
+    readonly factors: readonly number[];
     readonly shared: SharedConfigs;
+  };
+  /** The last `shapeCells` view of this set and the efficiency record it was made for. */
+  lastView?: {
+    readonly efficiency: Readonly<Record<string, number>> | undefined;
+    readonly view: SharedCells;
   };
 }
 
@@ -231,6 +259,10 @@ const capacityKey = (ctx: RoundContext): readonly [string, string, string] =>
     ];
   });
 
+/** Which raw Cells the count options ask for: without count scaling, with it, with it and one-host counts. */
+const countSlot = (counts: CountOptions): 0 | 1 | 2 =>
+  counts.countScaling ? (counts.oneHostCount ? 2 : 1) : 0;
+
 const staticCells = (
   job: JobState,
   ctx: RoundContext,
@@ -238,7 +270,7 @@ const staticCells = (
   counts: CountOptions,
 ): StaticCells => {
   const perSpec = ctx.memo.of(job.spec, STATIC_CELLS, () => [undefined, undefined, undefined]);
-  const slot = counts.countScaling ? (counts.oneHostCount ? 2 : 1) : 0;
+  const slot = countSlot(counts);
   const key = capacityKey(ctx)[slot];
   const known = perSpec[slot];
   if (known && known.capacity === key && known.perf === ctx.perf && known.estimator === estimator)
@@ -293,7 +325,18 @@ const makeStaticCells = (
     }
   }
   if (reference <= 0) reference = Math.max(0, ...raws.map((r) => r.raw.rate));
-  return { raws, reference };
+  return { raws, reference, typeBest: typeBest(raws) };
+};
+
+/** Each type's efficiency key and largest raw rate, in the order the types come in `raws` (consecutive per type). */
+const typeBest = (raws: readonly StaticCell[]): { efficiencyKey: string; rate: number }[] => {
+  const out: { efficiencyKey: string; rate: number }[] = [];
+  for (const r of raws) {
+    const last = out[out.length - 1];
+    if (last && last.efficiencyKey === r.efficiencyKey) last.rate = Math.max(last.rate, r.raw.rate);
+    else out.push({ efficiencyKey: r.efficiencyKey, rate: r.raw.rate });
+  }
+  return out;
 };
 
 /** Every Cell of a job the policy allows this round, calibrated and normalised. */
@@ -304,10 +347,21 @@ export const jobCells = (
   options: CellOptions,
 ): JobCells => {
   const spec = job.spec;
+  const fromSharedCells = options.typeScaling && !(options.deadlines && spec.deadline !== undefined);
+  // A running job: one lookup of its allocation's record gives its raw Cells and its held Cell.
+  if (fromSharedCells && isHolding(job)) {
+    const keys = capacityKey(ctx);
+    const record = heldJob(job, ctx, estimator, keys[0]);
+    const key = keys[countSlot(options)];
+    if (record.staticsKey !== key || !record.statics) {
+      record.statics = staticCells(job, ctx, estimator, options);
+      record.staticsKey = key;
+    }
+    return fromShared(job, ctx, estimator, record.statics, record);
+  }
   const statics = staticCells(job, ctx, estimator, options);
   const all = statics.raws;
-  if (options.typeScaling && !(options.deadlines && spec.deadline !== undefined))
-    return fromShared(job, ctx, estimator, statics);
+  if (fromSharedCells) return fromShared(job, ctx, estimator, statics);
   let raws = all;
   if (!options.typeScaling) {
     const bound = boundType(
@@ -319,30 +373,6 @@ export const jobCells = (
   }
   return calibrated(job, ctx, estimator, statics, raws, options);
 };
-
-/**
- * A calibrated Cell of a job: the job's own ratio when it was observed on this very Cell, else its model's (always
- * its model's without a job id).
- */
-const config = (
-  calibration: CellCalibrationState | undefined,
-  jobId: string | undefined,
-  type: GpuTypeId,
-  gpus: number,
-  raw: Raw,
-  reference: number,
-  key: string,
-  efficiency: string,
-): CellConfig => {
-  const rate =
-    jobId === undefined
-      ? modelCalibratedRate(calibration, efficiency, raw.rate)
-      : calibratedRateOf(calibration, jobId, key, efficiency, raw.rate);
-  return { gpuType: type, gpus, cell: raw.cell, key, rate, value: reference > 0 ? rate / reference : 0 };
-};
-
-const byValue = (a: CellConfig, b: CellConfig): number =>
-  b.value - a.value || a.gpus - b.gpus || (a.gpuType < b.gpuType ? -1 : 1);
 
 /** The job's Cells among `raws`, calibrated, normalised and filtered by deadline, best value first. */
 const calibrated = (
@@ -363,7 +393,7 @@ const calibrated = (
     const c =
       current && r.type === current.gpuType && r.gpus === current.gpus
         ? current
-        : config(calibration, spec.id, r.type, r.gpus, r.raw, reference, r.key, r.efficiencyKey);
+        : makeConfig(calibration, spec.id, r.type, r.gpus, r.raw, reference, r.key, r.efficiencyKey);
     if (!options.deadlines || meetsDeadline(job, c.rate, ctx, c === current)) configs.push(c);
   }
   configs.sort(byValue);
@@ -376,71 +406,51 @@ const currentConfig = (
   ctx: RoundContext,
   estimator: CellEstimator,
   statics: StaticCells,
+  record?: HeldJob,
 ): CellConfig | undefined => {
   if (!isHolding(job)) return undefined;
-  const { reference } = statics;
-  const held = heldCell(job, ctx, estimator, statics);
-  if (!held) return undefined;
-  const { gpuType, gpus, raw, key, efficiency } = held;
-  return config(ctx.state.cellCalibration, job.spec.id, gpuType, gpus, raw, reference, key, efficiency);
+  const calibration = ctx.state.cellCalibration;
+  return heldConfig(job, ctx, estimator, statics, record, calibration?.cells[job.spec.id]);
 };
 
-/** The raw Cell a running job holds, with its keys, and what it was made from (so a later round may reuse it). */
-/** What a memo entry kept on an allocation was computed from: it is reused only while all of them are the same. */
-interface HeldInputs {
-  readonly spec: JobSpec;
-  readonly capacity: string;
-  readonly perf: PerfModel;
-  readonly estimator: CellEstimator;
-}
-
-const computedFrom = (
-  known: HeldInputs | undefined,
+/** `currentConfig` of a holding job, with its record (if already looked up) and its own calibration entry. */
+const heldConfig = (
   job: JobState,
-  capacity: string,
   ctx: RoundContext,
   estimator: CellEstimator,
-): boolean =>
-  known !== undefined &&
-  known.spec === job.spec &&
-  known.capacity === capacity &&
-  known.perf === ctx.perf &&
-  known.estimator === estimator;
+  statics: StaticCells,
+  record: HeldJob | undefined,
+  own: { readonly cell: string; readonly ratio: number } | undefined,
+): CellConfig | undefined => {
+  const held = heldCell(job, ctx, estimator, statics, record);
+  if (!held) return undefined;
+  const rate = rateWithOwn(ctx.state.cellCalibration, own, held.key, held.efficiency, held.raw.rate);
+  return calibratedHeld(
+    record ?? heldJob(job, ctx, estimator, capacityKey(ctx)[0]),
+    held,
+    rate,
+    statics.reference,
+  );
+};
 
-interface HeldCell extends HeldInputs {
-  readonly gpuType: GpuTypeId;
-  readonly gpus: number;
-  readonly raw: Raw;
-  readonly key: string;
-  readonly efficiency: string;
-}
-
-// Per allocation object (a running job keeps its allocation from round to round): the Cell it holds, uncalibrated.
-const HELD_CELL = memoKey<{ entry?: HeldCell | undefined }>('crius held cell');
-
+/** The raw Cell a running job holds, with its keys, from its allocation's record (made there on first use). */
 const heldCell = (
   job: JobState,
   ctx: RoundContext,
   estimator: CellEstimator,
   statics: StaticCells,
+  known?: HeldJob,
 ): HeldCell | undefined => {
-  const allocation = job.allocation!;
-  const slot = ctx.memo.of(allocation, HELD_CELL, (): { entry?: HeldCell } => ({}));
-  const capacity = capacityKey(ctx)[0];
-  const known = slot.entry;
-  if (known && computedFrom(known, job, capacity, ctx, estimator)) return known;
-  const gpus = allocationGpuCount(allocation);
-  const estimate = heldRaw(job, ctx, estimator, statics, gpus);
-  slot.entry = estimate && {
-    spec: job.spec,
-    capacity,
-    perf: ctx.perf,
-    estimator,
-    gpuType: allocation.gpuType,
-    gpus,
-    ...estimate,
-  };
-  return slot.entry;
+  const record = known ?? heldJob(job, ctx, estimator, capacityKey(ctx)[0]);
+  if (!record.heldMade) {
+    const allocation = job.allocation!;
+    const gpus = allocationGpuCount(allocation);
+    const estimate = heldRaw(job, ctx, estimator, statics, gpus);
+    record.held = estimate && { gpuType: allocation.gpuType, gpus, ...estimate };
+    // Nothing to estimate is not kept: a later round tries again (as before the record existed).
+    record.heldMade = record.held !== undefined;
+  }
+  return record.held;
 };
 
 /** The held Cell's uncalibrated estimate and keys, or undefined when it holds none we can estimate. */
@@ -463,120 +473,76 @@ const heldRaw = (
 /**
  * Every Cell of the job, without a deadline filter, from the Cells every job of its shape shares this round: those
  * differ from the job's own only in the Cell it holds and the one its own calibration was observed on. The order
- * (value, then GPUs, then type) is total, so re-sorting after replacing them gives what `calibrated` gives.
+ * (value, then GPUs, then type) is total, so re-sorting after replacing them gives what `calibrated` gives
+ * (`OwnCells`, which makes the job's list only when it is read).
  */
 const fromShared = (
   job: JobState,
   ctx: RoundContext,
   estimator: CellEstimator,
   statics: StaticCells,
+  record?: HeldJob,
 ): JobCells => {
   const calibration = ctx.state.cellCalibration;
-  const shared = sharedConfigs(ctx, statics);
+  const shared = shapeCells(calibration, statics);
   const { reference } = statics;
   const own = calibration?.cells[job.spec.id];
-  const current = currentConfig(job, ctx, estimator, statics);
+  const current = isHolding(job) ? heldConfig(job, ctx, estimator, statics, record, own) : undefined;
   if (!own && !current) return { job, configs: shared.configs, reference };
   // A running job's own ratio is usually of the Cell it holds: that Cell is then the only one to replace (no other
   // Cell has its key), and no key needs comparing.
   const ownElsewhere = own !== undefined && !(current !== undefined && own.cell === current.key);
-  let configs: CellConfig[] | undefined;
-  for (let i = 0; i < shared.configs.length; i++) {
-    const c = shared.configs[i]!;
-    let mine: CellConfig | undefined;
-    if (current && c.gpuType === current.gpuType && c.gpus === current.gpus) mine = current;
-    else if (ownElsewhere && own.cell === c.key) {
-      const r = shared.sources[i]!;
-      mine = config(calibration, job.spec.id, r.type, r.gpus, r.raw, reference, r.key, r.efficiencyKey);
-    }
-    if (!mine) continue;
-    configs ??= [...shared.configs];
-    configs[i] = mine;
-  }
-  if (configs) sortNearlySorted(configs);
-  return current
-    ? { job, configs: configs ?? shared.configs, reference, current }
-    : { job, configs: configs ?? shared.configs, reference };
+  return new OwnCells(
+    job,
+    reference,
+    current,
+    shared,
+    ownElsewhere ? ownCell(calibration!, job, reference) : undefined,
+  );
 };
+
+/** The job's own calibrated Cell where its own ratio was observed, other than the Cell it holds (`Elsewhere`). */
+const ownCell =
+  (calibration: CellCalibrationState, job: JobState, reference: number): Elsewhere =>
+  ({ configs, sources }, current) => {
+    const own = calibration.cells[job.spec.id]!;
+    for (let i = 0; i < configs.length; i++) {
+      const c = configs[i]!;
+      if (current && c.gpuType === current.gpuType && c.gpus === current.gpus) continue;
+      if (own.cell !== c.key) continue;
+      const r = sources[i]!;
+      const config = makeConfig(
+        calibration,
+        job.spec.id,
+        r.type,
+        r.gpus,
+        r.raw,
+        reference,
+        r.key,
+        r.efficiencyKey,
+      );
+      return { index: i, config };
+    }
+    return undefined;
+  };
+
+/** The round's capacity key the records of held Cells are made for (`heldJob`'s `capacity`). */
+export const heldCapacityKey = (ctx: RoundContext): string => capacityKey(ctx)[0];
 
 /**
- * `configs.sort(byValue)` for an array sorted but for one or two replaced entries, by insertion (a few comparisons
- * instead of a general sort per job and round). `byValue` is a total order on a job's Cells (no two share type and
- * count), so the result is the one any sort gives.
- */
-const sortNearlySorted = (configs: CellConfig[]): void => {
-  for (let i = 1; i < configs.length; i++) {
-    const c = configs[i]!;
-    let j = i - 1;
-    if (byValue(configs[j]!, c) <= 0) continue;
-    while (j >= 0 && byValue(configs[j]!, c) > 0) {
-      configs[j + 1] = configs[j]!;
-      j--;
-    }
-    configs[j + 1] = c;
-  }
-};
-
-interface SharedConfigs {
-  /** Calibrated by the model's efficiency alone (no job's own ratio), best value first. */
-  readonly configs: readonly CellConfig[];
-  /** The raw Cell behind each config. */
-  readonly sources: readonly StaticCell[];
-}
-
-// Per round (the scratch store is the round's stamp) and calibration state: the calibrated Cells of a raw-Cell set.
-const sharedConfigs = (ctx: RoundContext, statics: StaticCells): SharedConfigs => {
-  const calibration = ctx.state.cellCalibration;
-  const last = statics.lastShared;
-  if (last && last.scratch === ctx.scratch && last.calibration === calibration) return last.shared;
-  // Configs and their sources sorted together by insertion (a dozen Cells at most: no pair objects, no closures).
-  const configs: CellConfig[] = [];
-  const sources: StaticCell[] = [];
-  for (const r of statics.raws) {
-    const c = config(
-      calibration,
-      undefined,
-      r.type,
-      r.gpus,
-      r.raw,
-      statics.reference,
-      r.key,
-      r.efficiencyKey,
-    );
-    let j = configs.length;
-    for (; j > 0 && byValue(configs[j - 1]!, c) > 0; j--) {
-      configs[j] = configs[j - 1]!;
-      sources[j] = sources[j - 1]!;
-    }
-    configs[j] = c;
-    sources[j] = r;
-  }
-  const shared = { configs, sources };
-  statics.lastShared = { scratch: ctx.scratch, calibration, shared };
-  return shared;
-};
-
-/** Per allocation object: an uncalibrated estimate of the Cell it holds, and what it was made from. */
-interface HeldEstimate extends HeldInputs {
-  readonly rate: number | undefined;
-}
-const HELD_ESTIMATE = memoKey<{ entry?: HeldEstimate }>('crius held estimate');
-
-/**
- * `estimate()` of the Cell a running job holds, memoised per allocation object across rounds (a running job keeps its
- * allocation): the estimate is a function of the allocation, the spec, the capacity, the perf model and estimator.
+ * `estimate(job, ctx, estimator)` of the Cell a running job holds, kept on its allocation's `record` across rounds:
+ * the estimate is a function of the allocation, the spec, the capacity, the perf model and estimator.
  */
 export const heldEstimate = (
+  record: HeldJob,
   job: JobState,
   ctx: RoundContext,
   estimator: CellEstimator,
-  estimate: () => number | undefined,
+  estimate: (job: JobState, ctx: RoundContext, estimator: CellEstimator) => number | undefined,
 ): number | undefined => {
-  const slot = ctx.memo.of(job.allocation!, HELD_ESTIMATE, (): { entry?: HeldEstimate } => ({}));
-  const capacity = capacityKey(ctx)[0];
-  const known = slot.entry;
-  if (known && computedFrom(known, job, capacity, ctx, estimator)) return known.rate;
-  const rate = estimate();
-  slot.entry = { spec: job.spec, capacity, perf: ctx.perf, estimator, rate };
-  return rate;
+  if (!record.estimatedMade) {
+    record.estimated = estimate(job, ctx, estimator);
+    record.estimatedMade = true;
+  }
+  return record.estimated;
 };

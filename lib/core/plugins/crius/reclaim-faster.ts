@@ -29,7 +29,7 @@ export const reclaimFaster = (
   cells: JobCells,
   available: CellConfig,
   vc: VirtualAllocation,
-  byId: ReadonlyMap<string, JobState>,
+  byId: Pick<ReadonlyMap<string, JobState>, 'get'>,
   rank: number,
   budget: Budget,
   o: ReclaimFasterOptions,

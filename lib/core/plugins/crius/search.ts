@@ -246,10 +246,19 @@ export const scaleUp = (s: SearchContext, minGain: number, eligible: (jobId: str
       if (!eligible(jobId) || done.some((m) => m.jobId === jobId)) continue;
       const cells = s.cellsOf(jobId);
       if (!cells) continue;
-      s.budget.spend(cells.configs.length);
-      for (const to of cells.configs) {
+      // Holding its Cell, a job's list is its shape's shared one less the entry of its held type and count: when even
+      // the best of those gains too little (the usual case), neither list is made.
+      const shared = from === cells.current ? cells.shared : undefined;
+      s.budget.spend(shared ? shared.size : cells.configs.length);
+      if (shared) {
+        const most = shared.best - from.value;
+        if (most <= minGain * from.value || most <= bestGain) continue;
+      }
+      for (const to of shared ? shared.configs : cells.configs) {
         const gain = to.value - from.value;
-        if (gain <= minGain * from.value || gain <= bestGain) continue;
+        // Best value first: no later Cell gains more.
+        if (gain <= minGain * from.value || gain <= bestGain) break;
+        if (shared && to.gpuType === from.gpuType && to.gpus === from.gpus) continue;
         if (s.scaleUpPays && !s.scaleUpPays(jobId, from, to)) continue;
         const extra = to.gpuType === from.gpuType ? to.gpus - from.gpus : to.gpus;
         if (extra > s.vc.free(to.gpuType)) continue;

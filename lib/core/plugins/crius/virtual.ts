@@ -1,34 +1,42 @@
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { CellConfig } from './job-cells.ts';
 
+/** One GPU type in the virtual allocation: free GPUs, holders (in arrival order and by rank), a change counter. */
+interface TypeSlot {
+  free: number;
+  readonly jobs: Set<string>;
+  /** Holders by arrival rank, ascending (for opportunistic execution's "who came later"). */
+  readonly ranked: { rank: number; jobId: string }[];
+  version: number;
+}
+
+const NO_JOBS: ReadonlySet<string> = new Set();
+
 /**
  * Crius's virtual allocation (Algorithm 1, VirtualAlloc): who holds which Cell after the choices made so far this
  * round, and the free GPUs per type. Nothing is real until the round's demands are returned (FinalizeAlloc).
  */
 export class VirtualAllocation {
-  private readonly freeGpus = new Map<GpuTypeId, number>();
+  // Everything about a type in one entry: a job's assignment looks its type up once.
+  private readonly types = new Map<GpuTypeId, TypeSlot>();
   private readonly held = new Map<string, CellConfig>();
-  private readonly byType = new Map<GpuTypeId, Set<string>>();
-  private readonly versions = new Map<GpuTypeId, number>();
-  /** Holders of each type by arrival rank, ascending (for opportunistic execution's "who came later"). */
-  private readonly byRank = new Map<GpuTypeId, { rank: number; jobId: string }[]>();
 
   constructor(
     capacity: ReadonlyMap<GpuTypeId, number>,
     /** Arrival rank of a job (smaller = earlier); default: all equal. */
     private readonly rank: (jobId: string) => number = () => 0,
   ) {
-    for (const [type, gpus] of capacity) this.freeGpus.set(type, gpus);
+    for (const [type, gpus] of capacity) this.slot(type).free = gpus;
   }
 
   /** Jobs holding `type` whose rank is above `after`, latest first. */
   *holdersAfter(type: GpuTypeId, after: number): Generator<string> {
-    const list = this.byRank.get(type) ?? [];
+    const list = this.types.get(type)?.ranked ?? [];
     for (let i = list.length - 1; i >= 0 && list[i]!.rank > after; i--) yield list[i]!.jobId;
   }
 
   free(type: GpuTypeId): number {
-    return this.freeGpus.get(type) ?? 0;
+    return this.types.get(type)?.free ?? 0;
   }
 
   get(jobId: string): CellConfig | undefined {
@@ -36,7 +44,7 @@ export class VirtualAllocation {
   }
 
   jobsOn(type: GpuTypeId): ReadonlySet<string> {
-    return this.byType.get(type) ?? new Set();
+    return this.types.get(type)?.jobs ?? NO_JOBS;
   }
 
   entries(): IterableIterator<[string, CellConfig]> {
@@ -49,7 +57,7 @@ export class VirtualAllocation {
 
   /** Changes whenever a job arrives on or leaves `type`: lets searches cache per-type candidates. */
   version(type: GpuTypeId): number {
-    return this.versions.get(type) ?? 0;
+    return this.types.get(type)?.version ?? 0;
   }
 
   fits(config: CellConfig): boolean {
@@ -59,41 +67,35 @@ export class VirtualAllocation {
   /** Gives `jobId` the Cell `config` (replacing what it held); throws when the GPUs are not free. */
   assign(jobId: string, config: CellConfig): void {
     this.release(jobId);
-    if (!this.fits(config)) {
+    const slot = this.slot(config.gpuType);
+    if (slot.free < config.gpus) {
       throw new Error(
-        `virtual allocation: ${jobId} needs ${config.gpus} × ${config.gpuType}, ${this.free(config.gpuType)} free`,
+        `virtual allocation: ${jobId} needs ${config.gpus} × ${config.gpuType}, ${slot.free} free`,
       );
     }
-    this.freeGpus.set(config.gpuType, this.free(config.gpuType) - config.gpus);
+    slot.free -= config.gpus;
     this.held.set(jobId, config);
-    let set = this.byType.get(config.gpuType);
-    if (!set) {
-      set = new Set();
-      this.byType.set(config.gpuType, set);
-    }
-    set.add(jobId);
-    let ranked = this.byRank.get(config.gpuType);
-    if (!ranked) {
-      ranked = [];
-      this.byRank.set(config.gpuType, ranked);
-    }
+    slot.jobs.add(jobId);
+    const { ranked } = slot;
     const r = this.rank(jobId);
     let at = ranked.length;
     while (at > 0 && ranked[at - 1]!.rank > r) at--;
-    ranked.splice(at, 0, { rank: r, jobId });
-    this.bump(config.gpuType);
+    // Holders are mostly assigned in rank order: then the new one goes last.
+    if (at === ranked.length) ranked.push({ rank: r, jobId });
+    else ranked.splice(at, 0, { rank: r, jobId });
+    slot.version++;
   }
 
   release(jobId: string): void {
     const previous = this.held.get(jobId);
     if (!previous) return;
     this.held.delete(jobId);
-    this.freeGpus.set(previous.gpuType, this.free(previous.gpuType) + previous.gpus);
-    this.byType.get(previous.gpuType)?.delete(jobId);
-    const ranked = this.byRank.get(previous.gpuType);
-    const at = ranked?.findIndex((e) => e.jobId === jobId) ?? -1;
-    if (ranked && at >= 0) ranked.splice(at, 1);
-    this.bump(previous.gpuType);
+    const slot = this.slot(previous.gpuType);
+    slot.free += previous.gpus;
+    slot.jobs.delete(jobId);
+    const at = slot.ranked.findIndex((e) => e.jobId === jobId);
+    if (at >= 0) slot.ranked.splice(at, 1);
+    slot.version++;
   }
 
   /** Σ value of every held Cell: the objective (normalised cluster throughput). */
@@ -103,7 +105,12 @@ export class VirtualAllocation {
     return sum;
   }
 
-  private bump(type: GpuTypeId): void {
-    this.versions.set(type, this.version(type) + 1);
+  private slot(type: GpuTypeId): TypeSlot {
+    let slot = this.types.get(type);
+    if (!slot) {
+      slot = { free: 0, jobs: new Set(), ranked: [], version: 0 };
+      this.types.set(type, slot);
+    }
+    return slot;
   }
 }
