@@ -19,7 +19,7 @@ import { scaleUpPays } from './scale-up-pays.ts';
  * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
  *   from jobs later in the order, also when elastic jobs there hold GPUs of a Cell ≥ 10 % faster than the one it
  *   could get without them (guaranteed first, elastic on spare); when nobody waits, a job scales up (larger count,
- *   faster type) when that saves more than a restart on its remaining iterations, however small the gain. No type
+ *   faster type) when the gain clears Crius's 10 % margin and saves more than a restart on its remaining work. No type
  *   swap: the shortest job keeps the fastest type it was admitted to and a longer one moves up when that frees
  *   (shortest remaining time on the fastest machine, Gonzalez et al.; handing the fast GPUs to the longer job of
  *   a pair delays every job that waits for them);
@@ -39,7 +39,7 @@ const guaranteed: Policy = {
     name: 'tessera',
     oneHostCount: true,
     reclaimFaster: { minGain: 0.1, victim: isElasticJob },
-    minScaleUpGain: 0,
+    minScaleUpGain: 0.1,
     scaleUpPays,
   }),
   place: placeThenPackAndMigrate(

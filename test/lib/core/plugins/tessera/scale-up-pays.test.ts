@@ -78,7 +78,9 @@ describe('tessera scales a running job up when the move saves more than a restar
     assert.equal(pays('x', config('slow', 4, 3.6), config('fast', 4, 4)), true);
   });
 
-  test('in a round with nobody waiting, a long job moves to the 6 % faster idle type (Crius keeps it)', () => {
+  test('in a round with nobody waiting, a job near its end stays where Crius would move it', () => {
+    // The fast type 15 % faster: above the margin, so both move a long job; near its end the restart costs more.
+    const perf15 = linearPerf({ slow: 1, fast: 1.15 });
     const round = (policy: string, left: number) =>
       scheduleRound({
         now: 0,
@@ -86,11 +88,25 @@ describe('tessera scales a running job up when the move saves more than a restar
         jobs: [onSlow('x', left)],
         state: initialSchedulerState(),
         policy: getPolicy(policy),
-        perf,
+        perf: perf15,
       }).plan.get('x')?.gpuType;
     assert.equal(round('tessera', 100_000), 'fast');
-    assert.equal(round('crius', 100_000), 'slow');
-    // Near its end the restart costs more than the move saves: it stays.
-    assert.equal(round('tessera', 1_000), 'slow');
+    assert.equal(round('crius', 100_000), 'fast');
+    assert.equal(round('crius', 300), 'fast');
+    assert.equal(round('tessera', 300), 'slow');
+  });
+
+  test('below the gain margin nobody moves, however long the job (the estimate is not that precise)', () => {
+    const round = (policy: string) =>
+      scheduleRound({
+        now: 0,
+        cluster: twoTypes,
+        jobs: [onSlow('x', 1_000_000)],
+        state: initialSchedulerState(),
+        policy: getPolicy(policy),
+        perf,
+      }).plan.get('x')?.gpuType;
+    assert.equal(round('tessera'), 'slow');
+    assert.equal(round('crius'), 'slow');
   });
 });
