@@ -3,6 +3,7 @@ import type { RoundContext } from '../../framework/stages.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobSpec, JobState } from '../../model/job.ts';
 import type { PerfModel } from '../../model/perf.ts';
+import { cellValue } from './calibration.ts';
 import type { CellEstimator } from './estimator.ts';
 import type { CellConfig, Raw, StaticCells } from './job-cells.ts';
 
@@ -62,9 +63,20 @@ export const heldJob = (
     record.estimator === estimator
   )
     return record;
-  record.spec = job.spec;
+  return refill(record, job.spec, capacity, ctx.perf, estimator);
+};
+
+/** The record for these inputs with nothing made yet (one field list for a new record and a reused one). */
+const refill = (
+  record: HeldJob,
+  spec: JobSpec,
+  capacity: string,
+  perf: PerfModel,
+  estimator: CellEstimator,
+): HeldJob => {
+  record.spec = spec;
   record.capacity = capacity;
-  record.perf = ctx.perf;
+  record.perf = perf;
   record.estimator = estimator;
   record.held = undefined;
   record.heldMade = false;
@@ -77,19 +89,7 @@ export const heldJob = (
 };
 
 /** A record no input matches (its spec is no job's), filled on first use. */
-const emptyRecord = (): HeldJob => ({
-  spec: NO_SPEC,
-  capacity: '',
-  perf: NO_PERF,
-  estimator: NO_ESTIMATOR,
-  held: undefined,
-  heldMade: false,
-  estimated: undefined,
-  estimatedMade: false,
-  staticsKey: undefined,
-  statics: undefined,
-  last: undefined,
-});
+const emptyRecord = (): HeldJob => refill({} as HeldJob, NO_SPEC, '', NO_PERF, NO_ESTIMATOR);
 const NO_SPEC = {} as JobSpec;
 const NO_PERF = {} as PerfModel;
 const NO_ESTIMATOR = {} as CellEstimator;
@@ -104,7 +104,7 @@ export const calibratedHeld = (
   rate: number,
   reference: number,
 ): CellConfig => {
-  const value = reference > 0 ? rate / reference : 0;
+  const value = cellValue(rate, reference);
   const last = record.last;
   if (last !== undefined && last.rate === rate && last.value === value) return last;
   const config: CellConfig = {
