@@ -130,6 +130,9 @@ export const rateWithOwn = (
 };
 
 /** `calibratedRateOf` for a job with no ratio of its own on the Cell: the model's learned efficiency alone. */
+/** A Cell's value: its rate over the round's reference rate (0 without one); every Cell's value is made here. */
+export const cellValue = (rate: number, reference: number): number => (reference > 0 ? rate / reference : 0);
+
 export const modelCalibratedRate = (
   state: CellCalibrationState | undefined,
   efficiency: string,

@@ -1,5 +1,5 @@
 import type { GpuTypeId } from '../../model/gpu.ts';
-import { calibratedRateOf, modelCalibratedRate } from './calibration.ts';
+import { calibratedRateOf, cellValue, modelCalibratedRate } from './calibration.ts';
 import type { CellConfig, Raw, SharedCells, StaticCell, StaticCells } from './job-cells.ts';
 import { byValue } from './own-cells.ts';
 import type { CellCalibrationState } from './state.ts';
@@ -28,7 +28,7 @@ export const makeConfig = (
     jobId === undefined
       ? modelCalibratedRate(calibration, efficiency, raw.rate)
       : calibratedRateOf(calibration, jobId, key, efficiency, raw.rate);
-  return { gpuType: type, gpus, cell: raw.cell, key, rate, value: reference > 0 ? rate / reference : 0 };
+  return { gpuType: type, gpus, cell: raw.cell, key, rate, value: cellValue(rate, reference) };
 };
 
 export interface SharedConfigs {
@@ -88,9 +88,7 @@ const bestValue = (calibration: CellCalibrationState | undefined, statics: Stati
   for (const t of statics.typeBest) {
     const factor = calibration ? (calibration.efficiency[t.efficiencyKey] ?? 1) : 1;
     if (!(factor > 0)) return bestValueByCell(calibration, statics);
-    const raw = t.rate;
-    const rate = !calibration || raw <= 0 ? raw : raw * factor;
-    const value = reference > 0 ? rate / reference : 0;
+    const value = cellValue(modelCalibratedRate(calibration, t.efficiencyKey, t.rate), reference);
     if (value > best) best = value;
   }
   return best;
@@ -99,8 +97,7 @@ const bestValue = (calibration: CellCalibrationState | undefined, statics: Stati
 const bestValueByCell = (calibration: CellCalibrationState | undefined, statics: StaticCells): number => {
   let best = Number.NEGATIVE_INFINITY;
   for (const r of statics.raws) {
-    const rate = modelCalibratedRate(calibration, r.efficiencyKey, r.raw.rate);
-    const value = statics.reference > 0 ? rate / statics.reference : 0;
+    const value = cellValue(modelCalibratedRate(calibration, r.efficiencyKey, r.raw.rate), statics.reference);
     if (value > best) best = value;
   }
   return best;
