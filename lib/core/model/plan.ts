@@ -43,8 +43,12 @@ export interface Allocation {
   readonly ests?: EstMapping;
 }
 
-export const allocationGpuCount = (allocation: Allocation): number =>
-  allocation.slices.reduce((n, s) => n + s.gpus.length, 0);
+export const allocationGpuCount = (allocation: Allocation): number => {
+  // A plain loop: called per job and slice in the round's hot stages.
+  let n = 0;
+  for (const slice of allocation.slices) n += slice.gpus.length;
+  return n;
+};
 
 /** Stable key of one GPU. */
 export const gpuKey = (hostId: string, gpu: number): string => `${hostId}#${gpu}`;

@@ -1,7 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import { levelOf } from '../../framework/free-gpus.ts';
 import type { MigrateStage } from '../../framework/stages.ts';
-import type { Allocation } from '../../model/plan.ts';
+import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
 import { levelRank } from '../../model/topology.ts';
 
 /**
@@ -18,7 +18,7 @@ export const introspectiveMigration: MigrateStage = {
       const level = levelOf(current, ctx.hostOf);
       if (level === 'machine') continue;
       free.release(current);
-      const gpus = current.slices.reduce((n, s) => n + s.gpus.length, 0);
+      const gpus = allocationGpuCount(current);
       const better = free.find(current.gpuType, gpus);
       if (better && levelRank(better.level) < levelRank(level)) {
         const moved: Allocation = { ...current, slices: better.slices };

@@ -1,7 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { PackStage } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
-import { type Allocation, sameGpus } from '../../model/plan.ts';
+import { type Allocation, allocationGpuCount, sameGpus } from '../../model/plan.ts';
 import { mayShareGpus } from '../tesserae/eligibility.ts';
 import { DEFAULT_PACKING, type PackingOptions } from '../tesserae/max-weight-packing.ts';
 import { orderIndex } from '../tesserae/order-index.ts';
@@ -37,7 +37,7 @@ export const keepingPairs = (
       if (!host || !hosted || hosted.packedWith || !sameGpus(hosted, guest.allocation)) continue;
       if (!mayShareGpus(host.spec, options) || !mayShareGpus(guest.spec, options)) continue;
       const ref = (j: JobState) => ({ model: j.spec.model, batchSize: j.spec.batchSize });
-      const gpus = hosted.slices.reduce((n, s) => n + s.gpus.length, 0);
+      const gpus = allocationGpuCount(hosted);
       const co = ctx.perf.colocation(hosted.gpuType, gpus, ref(host), ref(guest));
       const a = co.normalized[0];
       const b = co.normalized[1];

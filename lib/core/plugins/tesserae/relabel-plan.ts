@@ -1,5 +1,5 @@
 import type { Host, HostSlice } from '../../model/cluster.ts';
-import type { Allocation } from '../../model/plan.ts';
+import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
 import { GpuAssignmentMemo, moveCost, sharedSaving } from './node-pair-cost.ts';
 import { refloatSingleGpuWork } from './refloat-single-gpu.ts';
 import { relabelNodes } from './relabel-nodes.ts';
@@ -146,12 +146,12 @@ const readPlans = (
   const newGpus: number[] = [];
   for (const [jobId, allocation] of plan) {
     const now = current.get(jobId);
-    const gpus = gpuCount(allocation);
+    const gpus = allocationGpuCount(allocation);
     let j: number | undefined;
     if (now && now.gpuType === allocation.gpuType && allOnUsableHosts(now, where)) {
       j = oldGpus.length;
       jobNumber.set(jobId, j);
-      oldGpus.push(gpuCount(now));
+      oldGpus.push(allocationGpuCount(now));
       newGpus.push(gpus);
     }
     for (const slice of allocation.slices) {
@@ -408,12 +408,6 @@ const addJob = (node: number[][], gpu: number, j: number): void => {
   else jobs.push(j);
 };
 
-const gpuCount = (allocation: Allocation): number => {
-  let n = 0;
-  for (const slice of allocation.slices) n += slice.gpus.length;
-  return n;
-};
-
 /**
  * Tesserae's amortised cost of moving from `current` to `plan`, both on physical GPUs, without renaming: per
  * GPU, 0.5/g for every job (in both plans, same GPU type) that leaves it and 0.5/g for every one that arrives.
@@ -427,7 +421,7 @@ export const amortisedMigrationCost = (
     for (const [jobId, allocation] of allocations) {
       const counterpart = other.get(jobId);
       if (!counterpart || counterpart.gpuType !== allocation.gpuType) continue;
-      const g = gpuCount(allocation);
+      const g = allocationGpuCount(allocation);
       for (const slice of allocation.slices) {
         for (const gpu of slice.gpus) {
           const key = `${slice.hostId}#${gpu}`;
