@@ -155,7 +155,7 @@ export const elasticPlace = (
     // Without elastic jobs (most rounds) the inner stage sees what it would see after the filtering: every job and
     // every demand, without the copies.
     if (!ordered.some(isElastic)) return inner.place(ordered, guaranteedOf(demands), free, ctx);
-    const guaranteedDemands = new Map([...demands].filter(([, d]) => d.elastic === undefined));
+    const guaranteedDemands = guaranteedOf(demands);
     const guaranteed = ordered.filter((j) => guaranteedDemands.has(j.spec.id) || !isElastic(j));
     const plan = inner.place(guaranteed, guaranteedDemands, free, ctx);
     for (const job of elasticJobs(ordered)) {
