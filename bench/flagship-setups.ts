@@ -6,6 +6,7 @@ import type { PerfModel } from '../lib/core/model/perf.ts';
 import { resolveDataDir } from '../lib/data/data-dir.ts';
 import { loadDefaultPerfModel } from '../lib/data/perf.ts';
 import { loadAllPolluxCurves } from '../lib/data/pollux-curves.ts';
+import type { ReferenceHardware } from '../lib/sim/reference-placement.ts';
 import { DEFAULT_REFERENCE_GPU, loadWorkload } from '../lib/sim/run.ts';
 import { toJobSpecs } from '../lib/sim/workload.ts';
 import { phillyTracePath } from '../lib/traces/load.ts';
@@ -23,10 +24,8 @@ export interface FlagshipWorkload {
   readonly jobs: readonly JobSpec[];
   readonly roundSeconds: number;
   readonly restartSeconds: number;
-  /** The GPU type the workload's lengths are meant on (its offered load is measured there). */
-  readonly referenceGpuType: string;
-  /** GPUs per host of the hardware the lengths are meant on (lib/sim/reference-placement.ts). */
-  readonly referenceHostGpus: number;
+  /** The hardware the workload's lengths are meant on (its offered load is measured there; lib/sim/reference-placement.ts). */
+  readonly reference: ReferenceHardware;
 }
 
 export interface FlagshipSetup {
@@ -48,8 +47,7 @@ const traceSetup = (
       cluster: w.cluster,
       jobs: w.jobs,
       ...SIM,
-      referenceGpuType: DEFAULT_REFERENCE_GPU,
-      referenceHostGpus: w.referenceHostGpus,
+      reference: w.reference,
     };
   },
 });
@@ -93,8 +91,7 @@ const batchSetup = (jobs: number, cluster: string): FlagshipSetup => ({
       jobs: specs,
       roundSeconds: 300,
       restartSeconds: 30,
-      referenceGpuType: reference.gpuType,
-      referenceHostGpus: reference.hostGpus,
+      reference,
     };
   },
 });
@@ -132,10 +129,9 @@ export const mixedElasticSetup = (jobs: number, cluster: string, load = 0.5): Fl
       jobs: [...guaranteed, ...elastic],
       roundSeconds: 60,
       restartSeconds: 20,
-      referenceGpuType: 'V100-16GB',
       // EasyScale's workload converts run times on the experiment's own hosts (bench/easyscale-workload.ts,
       // `bestShape`); its V100 hosts, the offered load's reference type, are the cluster's largest (8 GPUs).
-      referenceHostGpus: Math.max(...c.hosts.map((h) => h.gpuCount)),
+      reference: { gpuType: 'V100-16GB', hostGpus: Math.max(...c.hosts.map((h) => h.gpuCount)) },
     };
   },
 });
@@ -161,7 +157,7 @@ const polluxSetup = (jobs: number, cluster: string): FlagshipSetup => ({
     } = toJobSpecs(trace, { perf, referenceGpuType: DEFAULT_REFERENCE_GPU });
     if (trace.issues.length + issues.length > 0)
       throw new Error(`pollux-style workload: ${trace.issues.length + issues.length} rows rejected`);
-    return { cluster: c, jobs: specs, ...SIM, referenceGpuType: 'T4', referenceHostGpus: reference.hostGpus };
+    return { cluster: c, jobs: specs, ...SIM, reference: { gpuType: 'T4', hostGpus: reference.hostGpus } };
   },
 });
 

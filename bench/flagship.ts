@@ -68,10 +68,7 @@ export const flagshipSuite: BenchSuite = {
     const others = otherPolicies(quick);
     for (const setup of chosenSetups(flagshipSetups({ quick, heldOut }), only)) {
       const w = setup.build(perf, truth, seed);
-      const load = offeredLoad(w.jobs, w.cluster, truth, {
-        gpuType: w.referenceGpuType,
-        hostGpus: w.referenceHostGpus,
-      });
+      const load = offeredLoad(w.jobs, w.cluster, truth, w.reference);
       // tessera runs last: the first simulation in a process also pays for compiling the shared simulator and
       // framework code, which would count against whichever policy went first.
       const summaries = yield* runSetup(setup.name, w, [...others, FLAGSHIP], {

@@ -11,6 +11,7 @@ import type { TraceFormat, TraceIssue } from '../traces/types.ts';
 import { groundTruthModel } from './ground-truth.ts';
 import { DEFAULT_MODEL_MIX } from './model-mix.ts';
 import { offeredLoad } from './offered-load.ts';
+import type { ReferenceHardware } from './reference-placement.ts';
 import { type SimConfig, type SimResult, simulate } from './simulator.ts';
 import { type SimSummary, summarize } from './summary.ts';
 import { traceModels } from './user-models.ts';
@@ -40,10 +41,8 @@ export interface Workload {
   readonly truth: PerfModel;
   readonly traceIssues: readonly TraceIssue[];
   readonly workloadIssues: readonly WorkloadIssue[];
-  /** GPU type the trace's run times convert through. */
-  readonly referenceGpuType: string;
-  /** GPUs per host of the hardware the trace's run times convert through (lib/sim/reference-placement.ts). */
-  readonly referenceHostGpus: number;
+  /** The hardware the trace's run times convert through: GPU type and GPUs per host (lib/sim/reference-placement.ts). */
+  readonly reference: ReferenceHardware;
   /** Offered load of the jobs on the cluster (lib/sim/offered-load.ts); infinite when all arrive at once. */
   readonly offeredLoad: number;
 }
@@ -81,8 +80,7 @@ export const loadWorkload = (request: WorkloadRequest): Workload => {
     truth,
     traceIssues: loaded.issues,
     workloadIssues: issues,
-    referenceGpuType,
-    referenceHostGpus: reference.hostGpus,
+    reference,
     offeredLoad: offeredLoad(jobs, cluster, truth, reference),
   };
 };

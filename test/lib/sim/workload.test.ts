@@ -216,7 +216,7 @@ describe('a multi-host job alone on the trace source’s own hosts takes its rec
   test('Tiresias tf_job.csv: the 12-GPU vgg19 job on tiresias-n32g4 (4-GPU hosts) takes its 20 s', () => {
     const file = join(resolveDataDir(), 'tiresias', 'tf_job.csv');
     const workload = loadWorkload({ trace: file, cluster: 'tiresias-n32g4', seed: 0 });
-    assert.equal(workload.referenceHostGpus, 4, 'the Tiresias cluster spec: num_gpu_p_node = 4');
+    assert.equal(workload.reference.hostGpus, 4, 'the Tiresias cluster spec: num_gpu_p_node = 4');
     assert.deepEqual(workload.workloadIssues, []);
     const recorded = parseTrace(readFileSync(file, 'utf8'), file).jobs;
     const noise = workload.truth instanceof GroundTruthPerfModel ? workload.truth.maxJobNoise : 1;
@@ -274,7 +274,7 @@ describe('a multi-host job alone on the trace source’s own hosts takes its rec
         seed: 0,
         referenceHostGpus: 1,
       });
-      assert.equal(workload.referenceHostGpus, 1);
+      assert.equal(workload.reference.hostGpus, 1);
       const truth = groundTruthModel(workload.perf, { seed: 0, noiseSigma: 0 });
       const { jobs } = toJobSpecs(parseTrace(readFixture(file), file), {
         perf: workload.perf,
