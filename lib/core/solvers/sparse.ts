@@ -14,24 +14,57 @@ export interface SparseAssignment {
 }
 
 /**
+ * Scratch arrays of the sparse solver, kept by a caller that solves many small problems (a relabelling solves a
+ * few per class, every round): allocating typed arrays cost more than solving them. Reused arrays are cleared
+ * before each solve, so a workspace never changes an answer; one solve at a time per workspace.
+ */
+export class SparseWorkspace {
+  u = new Float64Array(0);
+  v = new Float64Array(0);
+  dist = new Float64Array(0);
+  pred = new Int32Array(0);
+  seen = new Int32Array(0);
+  done = new Int32Array(0);
+  readonly heap = new MinHeap();
+
+  /** Arrays for `rows` × `cols`, with potentials and stamps zeroed (dist and pred are written before read). */
+  prepare(rows: number, cols: number): void {
+    if (this.u.length < rows) this.u = new Float64Array(Math.max(rows, 2 * this.u.length));
+    else this.u.fill(0, 0, rows);
+    if (this.v.length < cols) {
+      const size = Math.max(cols, 2 * this.v.length);
+      this.v = new Float64Array(size);
+      this.dist = new Float64Array(size);
+      this.pred = new Int32Array(size);
+      this.seen = new Int32Array(size);
+      this.done = new Int32Array(size);
+    } else {
+      this.v.fill(0, 0, cols);
+      this.seen.fill(0, 0, cols);
+      this.done.fill(0, 0, cols);
+    }
+  }
+}
+
+/**
  * Min-cost assignment of every row on a sparse graph (missing edges are forbidden), by shortest augmenting
  * paths: a Dijkstra search over reduced costs with a binary heap per row, stopping at the first free column —
  * JV's augmentation without the dense scans, so a row's search touches only the edges it reaches.
- * O(rows · E · log cols) in the worst case. Throws when some row cannot be assigned.
+ * O(rows · E · log cols) in the worst case. Throws when some row cannot be assigned. `workspace`: scratch arrays
+ * to reuse (the answer is the same with or without).
  */
-export const sparseMinCostAssignment = (graph: SparseMatrix): SparseAssignment => {
+export const sparseMinCostAssignment = (
+  graph: SparseMatrix,
+  workspace: SparseWorkspace = new SparseWorkspace(),
+): SparseAssignment => {
   checkSparse(graph);
   const { rows: n, cols: m, rowStart, colIndex, cost } = graph;
-  const u = new Float64Array(n);
-  const v = new Float64Array(m);
+  workspace.prepare(n, m);
+  const { u, v, dist, pred, heap } = workspace;
   const rowToCol = new Int32Array(n).fill(-1);
   const colToRow = new Int32Array(m).fill(-1);
-  const dist = new Float64Array(m);
-  const pred = new Int32Array(m);
   // Per-search stamps instead of clearing O(m) arrays for every row.
-  const seen = new Int32Array(m);
-  const done = new Int32Array(m);
-  const heap = new MinHeap();
+  const { seen, done } = workspace;
   const rowsVisited: number[] = [];
   const colsDone: number[] = [];
 
@@ -57,8 +90,8 @@ export const sparseMinCostAssignment = (graph: SparseMatrix): SparseAssignment =
       }
       let j = -1;
       while (heap.size > 0) {
-        const [key, col] = heap.pop();
-        if (done[col] !== stamp && key === dist[col]) {
+        const col = heap.pop();
+        if (done[col] !== stamp && heap.poppedKey === dist[col]) {
           j = col;
           break;
         }
@@ -157,7 +190,11 @@ class MinHeap {
     this.items[k] = item;
   }
 
-  pop(): [number, number] {
+  /** The key of the item `pop` returned last. */
+  poppedKey = 0;
+
+  /** Removes the item of least key and returns it; its key is then `poppedKey` (no pair allocated per pop). */
+  pop(): number {
     const topKey = this.keys[0]!;
     const topItem = this.items[0]!;
     const key = this.keys[--this.size]!;
@@ -174,6 +211,7 @@ class MinHeap {
     }
     this.keys[k] = key;
     this.items[k] = item;
-    return [topKey, topItem];
+    this.poppedKey = topKey;
+    return topItem;
   }
 }

@@ -1,4 +1,5 @@
 import { maxWeightAssignment } from '../../solvers/lapjv.ts';
+import { SparseWorkspace } from '../../solvers/sparse.ts';
 
 /** The jobs on each GPU of one node (index = GPU), as job numbers. Only jobs present in both plans count. */
 export type NodeContent = readonly (readonly number[])[];
@@ -30,11 +31,13 @@ export const nodePairCost = (
   const into = moveCost(newNode, newGpus);
   const m = oldNode.length;
   const n = newNode.length;
-  const shared =
-    m * n >= SPARSE_MIN_ENTRIES ? sharedBySparseScan(oldNode, newNode, oldGpus, newGpus) : undefined;
-  const matrix = shared ?? new Float64Array(m * n);
-  let any = shared !== undefined && hasPositive(shared);
-  if (!shared) {
+  // A memo lends a zeroed scratch matrix (it copies what it keeps): a round builds one per node pair.
+  const matrix = memo ? memo.scratch(m * n) : new Float64Array(m * n);
+  let any = false;
+  if (m * n >= SPARSE_MIN_ENTRIES) {
+    addSharedBySparseScan(matrix, oldNode, newNode, oldGpus, newGpus);
+    any = hasPositive(matrix);
+  } else {
     for (let a = 0; a < m; a++) {
       const here = oldNode[a]!;
       if (here.length === 0) continue;
@@ -48,7 +51,8 @@ export const nodePairCost = (
     }
   }
   if (!any) {
-    const identity = Int32Array.from({ length: m }, (_, a) => (a < n ? a : -1));
+    const identity = new Int32Array(m);
+    for (let a = 0; a < m; a++) identity[a] = a < n ? a : -1;
     return { cost: out + into, saving: 0, oldToNew: identity };
   }
   const best = memo ? memo.solve(matrix, m, n) : maxWeightAssignment(matrix, m, n);
@@ -64,19 +68,20 @@ const hasPositive = (xs: Float64Array): boolean => {
 const SPARSE_MIN_ENTRIES = 16;
 
 /**
- * The savings matrix `sharedSaving(old[a], new[b])` for every GPU pair, by visiting only the pairs that share a job:
- * each entry gets the same terms in the same order (the new GPU's jobs in order), so the same bits. A node has a
- * handful of GPUs, so each job's old GPUs are found by scanning them rather than through a per-pair index.
+ * Adds into the zeroed `shared` the savings matrix `sharedSaving(old[a], new[b])` for every GPU pair, by visiting
+ * only the pairs that share a job: each entry gets the same terms in the same order (the new GPU's jobs in order),
+ * so the same bits. A node has a handful of GPUs, so each job's old GPUs are found by scanning them rather than
+ * through a per-pair index.
  */
-const sharedBySparseScan = (
+const addSharedBySparseScan = (
+  shared: Float64Array,
   oldNode: NodeContent,
   newNode: NodeContent,
   oldGpus: ArrayLike<number>,
   newGpus: ArrayLike<number>,
-): Float64Array => {
+): void => {
   const m = oldNode.length;
   const n = newNode.length;
-  const shared = new Float64Array(m * n);
   for (let b = 0; b < n; b++) {
     for (const j of newNode[b]!) {
       const term = 0.5 / oldGpus[j]! + 0.5 / newGpus[j]!;
@@ -84,7 +89,6 @@ const sharedBySparseScan = (
       for (let a = 0; a < m; a++) if (oldNode[a]!.includes(j)) shared[a * n + b]! += term;
     }
   }
-  return shared;
 };
 
 /**
@@ -96,12 +100,34 @@ const sharedBySparseScan = (
 export class GpuAssignmentMemo {
   private readonly solved = new Map<number, SolvedMatrix[]>();
   private entries = 0;
+  // Zeroed matrices lent to `nodePairCost`, one per size (a class has one GPU count), each with its bits.
+  private readonly matrices = new Map<number, { readonly values: Float64Array; readonly bits: Int32Array }>();
+  /**
+   * Scratch arrays for the relabelling's sparse assignments (node level and 1-GPU floating), which it solves one at
+   * a time: kept with the memo, which lives as long as the cluster.
+   */
+  readonly workspace = new SparseWorkspace();
 
   /** Past `maxEntries` solutions the memo starts over (answers never depend on what it holds). */
   constructor(private readonly maxEntries = 50_000) {}
 
+  /** A zeroed matrix of `size` entries, valid until the next call (`solve` copies what it keeps). */
+  scratch(size: number): Float64Array {
+    let matrix = this.matrices.get(size);
+    if (!matrix) {
+      const values = new Float64Array(size);
+      matrix = { values, bits: new Int32Array(values.buffer, 0, size * 2) };
+      this.matrices.set(size, matrix);
+    } else matrix.values.fill(0);
+    return matrix.values;
+  }
+
   solve(shared: Float64Array, rows: number, cols: number): { total: number; rowToCol: Int32Array } {
-    const bits = new Int32Array(shared.buffer, shared.byteOffset, shared.length * 2);
+    const lent = this.matrices.get(shared.length);
+    const bits =
+      lent?.values === shared
+        ? lent.bits
+        : new Int32Array(shared.buffer, shared.byteOffset, shared.length * 2);
     let hash = rows * 31 + cols;
     for (let k = 0; k < bits.length; k++) hash = (Math.imul(hash, 0x01000193) ^ bits[k]!) | 0;
     let bucket = this.solved.get(hash);
@@ -115,7 +141,7 @@ export class GpuAssignmentMemo {
     }
     for (const entry of bucket) if (entry.rows === rows && sameEntries(entry.matrix, shared)) return entry;
     const best = maxWeightAssignment(shared, rows, cols);
-    const entry = { rows, matrix: Float64Array.from(shared), total: best.total, rowToCol: best.rowToCol };
+    const entry = { rows, matrix: shared.slice(), total: best.total, rowToCol: best.rowToCol };
     bucket.push(entry);
     this.entries++;
     return entry;

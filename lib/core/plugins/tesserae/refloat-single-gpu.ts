@@ -1,4 +1,4 @@
-import { sparseMinCostAssignment } from '../../solvers/sparse.ts';
+import { SparseWorkspace, sparseMinCostAssignment } from '../../solvers/sparse.ts';
 import { type NodeContent, sharedSaving } from './node-pair-cost.ts';
 
 export interface RefloatInput {
@@ -14,6 +14,8 @@ export interface RefloatInput {
   readonly occupied: Uint8Array;
   /** Logical GPU → physical GPU (flat `node·gpus + gpu`), updated in place. */
   readonly map: Int32Array;
+  /** Scratch arrays for the assignment (the same answer without). */
+  readonly workspace?: SparseWorkspace;
 }
 
 /**
@@ -75,13 +77,16 @@ export const refloatSingleGpuWork = (input: RefloatInput): void => {
     costs.push(0);
     rowStart.push(colIndex.length);
   }
-  const matched = sparseMinCostAssignment({
-    rows: rows.length,
-    cols: slots.length + rows.length,
-    rowStart: Int32Array.from(rowStart),
-    colIndex: Int32Array.from(colIndex),
-    cost: Float64Array.from(costs),
-  });
+  const matched = sparseMinCostAssignment(
+    {
+      rows: rows.length,
+      cols: slots.length + rows.length,
+      rowStart: new Int32Array(rowStart),
+      colIndex: new Int32Array(colIndex),
+      cost: new Float64Array(costs),
+    },
+    input.workspace ?? new SparseWorkspace(),
+  );
 
   const slotTaken = new Uint8Array(slots.length);
   const placed = new Uint8Array(total);

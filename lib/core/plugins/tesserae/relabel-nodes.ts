@@ -44,25 +44,25 @@ export const relabelNodes = (
   }
 
   const rows = [...candidates.keys()].sort((a, b) => a - b);
+  let edges = rows.length;
+  for (const p of rows) edges += candidates.get(p)!.length;
   const rowStart = new Int32Array(rows.length + 1);
-  const colIndex: number[] = [];
-  const costs: number[] = [];
+  const colIndex = new Int32Array(edges);
+  const costs = new Float64Array(edges);
+  let e = 0;
   rows.forEach((p, r) => {
-    for (const e of candidates.get(p)!) {
-      colIndex.push(e.q);
-      costs.push(-e.saving);
+    for (const c of candidates.get(p)!) {
+      colIndex[e] = c.q;
+      costs[e++] = -c.saving;
     }
-    colIndex.push(n + r);
-    costs.push(0);
-    rowStart[r + 1] = colIndex.length;
+    colIndex[e] = n + r;
+    costs[e++] = 0;
+    rowStart[r + 1] = e;
   });
-  const matched = sparseMinCostAssignment({
-    rows: rows.length,
-    cols: n + rows.length,
-    rowStart,
-    colIndex: Int32Array.from(colIndex),
-    cost: Float64Array.from(costs),
-  });
+  const matched = sparseMinCostAssignment(
+    { rows: rows.length, cols: n + rows.length, rowStart, colIndex, cost: costs },
+    memo.workspace,
+  );
 
   const map = new Int32Array(n * g).fill(-1);
   const nodeTaken = new Uint8Array(n);

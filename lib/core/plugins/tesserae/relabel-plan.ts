@@ -110,6 +110,7 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
         pinned,
         occupied,
         map,
+        workspace: assignments.workspace,
       });
     }
     maps.set(cls, map);

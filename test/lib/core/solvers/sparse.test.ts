@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { type SparseMatrix, sparseMinCostAssignment } from '../../../../lib/core/solvers/sparse.ts';
+import {
+  type SparseMatrix,
+  SparseWorkspace,
+  sparseMinCostAssignment,
+} from '../../../../lib/core/solvers/sparse.ts';
 import { bruteForceMin } from './brute-force.ts';
 
 const toSparse = (rows: number, cols: number, entries: (number | null)[]): SparseMatrix => {
@@ -62,4 +66,53 @@ describe('sparse min-cost assignment (shortest augmenting paths on a heap)', () 
     assert.throws(() => sparseMinCostAssignment({ ...g, colIndex: Int32Array.from([3]) }), /out of range/);
     assert.throws(() => sparseMinCostAssignment({ ...g, cost: Float64Array.from([Number.NaN]) }), /finite/);
   });
+
+  test('one workspace reused over problems of every size gives exactly the answers of fresh arrays', () => {
+    const problem = fc
+      .record({ rows: fc.integer({ min: 1, max: 7 }), extra: fc.integer({ min: 0, max: 9 }) })
+      .chain(({ rows, extra }) =>
+        fc
+          .array(fc.option(fc.integer({ min: -4, max: 4 }), { freq: 2, nil: null }), {
+            minLength: rows * (rows + extra),
+            maxLength: rows * (rows + extra),
+          })
+          // Each row may always stay alone on a private column, as the relabelling's rows may.
+          .map((entries) => toSparse(rows, rows + extra, entries))
+          .map((g) => withPrivateColumns(g)),
+      );
+    fc.assert(
+      fc.property(fc.array(problem, { minLength: 1, maxLength: 8 }), (graphs) => {
+        const workspace = new SparseWorkspace();
+        for (const graph of graphs) {
+          const fresh = sparseMinCostAssignment(graph);
+          const reused = sparseMinCostAssignment(graph, workspace);
+          assert.deepEqual(reused, fresh);
+        }
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
 });
+
+/** The graph with one more column per row, reachable from that row only, at cost 0. */
+const withPrivateColumns = (g: SparseMatrix): SparseMatrix => {
+  const rowStart = new Int32Array(g.rows + 1);
+  const colIndex: number[] = [];
+  const cost: number[] = [];
+  for (let i = 0; i < g.rows; i++) {
+    for (let e = g.rowStart[i]!; e < g.rowStart[i + 1]!; e++) {
+      colIndex.push(g.colIndex[e]!);
+      cost.push(g.cost[e]!);
+    }
+    colIndex.push(g.cols + i);
+    cost.push(0);
+    rowStart[i + 1] = colIndex.length;
+  }
+  return {
+    rows: g.rows,
+    cols: g.cols + g.rows,
+    rowStart,
+    colIndex: Int32Array.from(colIndex),
+    cost: Float64Array.from(cost),
+  };
+};

@@ -78,6 +78,24 @@ describe('node-pair cost with a shared assignment memo', () => {
     );
   });
 
+  test('one memo serving nodes of several sizes, interleaved, still answers as solving afresh does', () => {
+    const sized = fc.integer({ min: 1, max: 8 }).chain((gpus) => fc.tuple(node(gpus, 4), node(gpus, 4)));
+    fc.assert(
+      fc.property(fc.array(sized, { minLength: 2, maxLength: 16 }), (pairs) => {
+        const oldGpus = [1, 2, 3, 4];
+        const newGpus = [2, 2, 1, 4];
+        const memo = new GpuAssignmentMemo();
+        for (const [oldNode, newNode] of pairs) {
+          assert.deepEqual(
+            nodePairCost(oldNode, newNode, oldGpus, newGpus, memo),
+            nodePairCost(oldNode, newNode, oldGpus, newGpus),
+          );
+        }
+      }),
+      { seed: 13, numRuns: 300 },
+    );
+  });
+
   test('reuses the solution of an equal matrix', () => {
     const gpus = [1, 1, 1, 1];
     const memo = new GpuAssignmentMemo();
