@@ -27,8 +27,21 @@ export const nodePairCost = (
   newGpus: ArrayLike<number>,
   memo?: GpuAssignmentMemo,
 ): NodePairCost => {
-  const out = moveCost(oldNode, oldGpus);
-  const into = moveCost(newNode, newGpus);
+  const { saving, oldToNew } = nodePairSaving(oldNode, newNode, oldGpus, newGpus, memo);
+  return { cost: moveCost(oldNode, oldGpus) + moveCost(newNode, newGpus) - saving, saving, oldToNew };
+};
+
+/**
+ * `nodePairCost` without the cost: the saving and the GPU mapping, which is all the node-level renaming needs (its
+ * costs differ from the savings by a constant), so it skips summing both nodes' contents for every pair.
+ */
+export const nodePairSaving = (
+  oldNode: NodeContent,
+  newNode: NodeContent,
+  oldGpus: ArrayLike<number>,
+  newGpus: ArrayLike<number>,
+  memo?: GpuAssignmentMemo,
+): Omit<NodePairCost, 'cost'> => {
   const m = oldNode.length;
   const n = newNode.length;
   // A memo lends a zeroed scratch matrix (it copies what it keeps): a round builds one per node pair.
@@ -53,10 +66,10 @@ export const nodePairCost = (
   if (!any) {
     const identity = new Int32Array(m);
     for (let a = 0; a < m; a++) identity[a] = a < n ? a : -1;
-    return { cost: out + into, saving: 0, oldToNew: identity };
+    return { saving: 0, oldToNew: identity };
   }
   const best = memo ? memo.solve(matrix, m, n) : maxWeightAssignment(matrix, m, n);
-  return { cost: out + into - best.total, saving: best.total, oldToNew: best.rowToCol };
+  return { saving: best.total, oldToNew: best.rowToCol };
 };
 
 const hasPositive = (xs: Float64Array): boolean => {
@@ -100,7 +113,7 @@ const addSharedBySparseScan = (
 export class GpuAssignmentMemo {
   private readonly solved = new Map<number, SolvedMatrix[]>();
   private entries = 0;
-  // Zeroed matrices lent to `nodePairCost`, one per size (a class has one GPU count), each with its bits.
+  // Zeroed matrices lent to `nodePairSaving`, one per size (a class has one GPU count), each with its bits.
   private readonly matrices = new Map<number, { readonly values: Float64Array; readonly bits: Int32Array }>();
   /**
    * Scratch arrays for the relabelling's sparse assignments (node level and 1-GPU floating), which it solves one at

@@ -1,5 +1,5 @@
 import { sparseMinCostAssignment } from '../../solvers/sparse.ts';
-import { GpuAssignmentMemo, type NodeContent, nodePairCost } from './node-pair-cost.ts';
+import { GpuAssignmentMemo, type NodeContent, nodePairSaving } from './node-pair-cost.ts';
 import type { NodeClass } from './relabel-plan.ts';
 
 /**
@@ -34,7 +34,7 @@ export const relabelNodes = (
         const key = p * n + q;
         if (seen.has(key)) continue;
         seen.add(key);
-        const pair = nodePairCost(contentOld[p]!, contentNew[q]!, oldGpus, newGpus, memo);
+        const pair = nodePairSaving(contentOld[p]!, contentNew[q]!, oldGpus, newGpus, memo);
         if (pair.saving <= 1e-12) continue;
         const list = candidates.get(p) ?? [];
         list.push({ q, saving: pair.saving, oldToNew: pair.oldToNew });
