@@ -1,6 +1,7 @@
 import { sparseMinCostAssignment } from '../../solvers/sparse.ts';
 import { GpuAssignmentMemo, type NodeContent, nodePairSaving } from './node-pair-cost.ts';
 import type { NodeClass } from './relabel-plan.ts';
+import { settledNodes } from './settled-nodes.ts';
 
 /**
  * The node-then-GPU renaming of one host class (Tesserae Alg. 2 and 3). Returns, for every logical GPU
@@ -21,15 +22,21 @@ export const relabelNodes = (
   oldGpus: ArrayLike<number>,
   newGpus: ArrayLike<number>,
   memo: GpuAssignmentMemo = new GpuAssignmentMemo(),
+  fresh?: Uint8Array,
 ): Int32Array => {
   const n = cls.hosts.length;
   const g = cls.gpus;
   const oldNodesOf = nodesOfJobs(contentOld, oldGpus.length);
   const newNodesOf = nodesOfJobs(contentNew, newGpus.length);
+  // With `fresh` (the nodes carrying jobs new to the class), settled nodes stay as they are without being solved.
+  const settled = fresh
+    ? settledNodes(contentOld, contentNew, oldNodesOf.nodes, newNodesOf.nodes, fresh)
+    : undefined;
   const candidates = new Map<number, { q: number; saving: number; oldToNew: Int32Array }[]>();
   const seen = new Set<number>();
   for (const j of oldNodesOf.order) {
     for (const p of oldNodesOf.nodes[j]!) {
+      if (settled?.[p]) continue;
       for (const q of newNodesOf.nodes[j] ?? []) {
         const key = p * n + q;
         if (seen.has(key)) continue;
@@ -81,6 +88,7 @@ export const relabelNodes = (
     nodeTaken[p] = 1;
     logicalDone[q] = 1;
   };
+  if (settled) for (let p = 0; p < n; p++) if (settled[p]) identity(p, p);
   for (let q = 0; q < n; q++) if (!logicalDone[q] && !nodeTaken[q]) identity(q, q);
   let spare = 0;
   for (let q = 0; q < n; q++) {

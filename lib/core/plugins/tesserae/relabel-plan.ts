@@ -30,7 +30,8 @@ export interface RelabelInput {
   readonly classes?: HostClasses;
   /**
    * Keep a class as it is, without solving, when the renaming it would get provably keeps every job on it where it
-   * is (`unchangedClass`; default true). The same plan either way: false exists for the specification test.
+   * is (`unchangedClass`), and in a class that is solved keep its settled nodes (`settledNodes`) out of the node-level
+   * assignment (default true). The same plan either way: false exists for the specification test.
    */
   readonly skipUnchangedClasses?: boolean;
 }
@@ -99,7 +100,15 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
       continue;
     }
 
-    const map = relabelNodes(cls, contentOld, contentNew, oldGpus, newGpus, assignments);
+    const map = relabelNodes(
+      cls,
+      contentOld,
+      contentNew,
+      oldGpus,
+      newGpus,
+      assignments,
+      skip ? content.freshNodes : undefined,
+    );
     if (input.floatSingleGpuWork ?? true) {
       refloatSingleGpuWork({
         gpus: cls.gpus,
@@ -159,7 +168,10 @@ const readPlans = (
       const at = checkedHost(jobId, allocation, slice, where);
       const c = contents.get(at.cls)!;
       const node = c.contentNew[at.index]!;
-      if (j === undefined && slice.gpus.length > 0) c.fresh = true;
+      if (j === undefined && slice.gpus.length > 0) {
+        c.fresh = true;
+        c.freshNodes[at.index] = 1;
+      }
       for (const g of slice.gpus) {
         if (j !== undefined) addJob(node, g, j);
         c.occupied[at.index * at.cls.gpus + g] = 1;
@@ -311,6 +323,8 @@ interface ClassContent {
   readonly occupied: Uint8Array;
   /** Whether a planned job that is not in both plans (a start, or a change of GPU type) has GPUs in the class. */
   fresh: boolean;
+  /** Per node of the class: whether such a job has GPUs on it. */
+  readonly freshNodes: Uint8Array;
 }
 
 // The content of every GPU without jobs: shared, never written (`addJob` replaces it on a GPU's first job).
@@ -322,6 +336,7 @@ const emptyClassContent = (cls: NodeClass): ClassContent => ({
   pinned: new Uint8Array(cls.hosts.length * cls.gpus),
   occupied: new Uint8Array(cls.hosts.length * cls.gpus),
   fresh: false,
+  freshNodes: new Uint8Array(cls.hosts.length),
 });
 
 /**
