@@ -318,6 +318,37 @@ export class FreeGpus {
   }
 
   /**
+   * Whether `find(allocation.gpuType, count, maxLevel)` could find GPUs once the allocation's GPUs were released: false
+   * only when, even with them, no host (machine), rack or network (up to `maxLevel`) of the type would have `count`
+   * free GPUs. Counts only, no copies: a caller can then skip the release and the search (see `requeue`).
+   */
+  mayFindAfterRelease(allocation: Allocation, count: number, maxLevel: Level): boolean {
+    const layout = this.layout;
+    const t = layout.typeIndex.get(allocation.gpuType);
+    if (t === undefined || count <= 0) return false;
+    const index = layout.types[t]!;
+    // Machine: a host that already has `count` free GPUs, or one of the allocation's hosts with them back.
+    for (let c = count; c <= index.largestHost; c++)
+      if (this.buckets.head[index.bucketBase + c] !== NONE) return true;
+    const back = new Map<number, number>();
+    for (const slice of allocation.slices) {
+      const i = layout.indexOf.get(slice.hostId);
+      if (i === undefined) continue;
+      // Another type's host (an elastic allocation): its search is not this one's; let the caller search.
+      if (layout.typeOf[i] !== t) return true;
+      const free = this.free[i]!;
+      let n = 0;
+      for (const g of slice.gpus) if (g >= 0 && g < layout.hosts[i]!.gpuCount && !free.includes(g)) n++;
+      if (free.length + n >= count && count <= index.largestHost) return true;
+      for (const g of [layout.rackOf[i]!, layout.networkOf[i]!]) back.set(g, (back.get(g) ?? 0) + n);
+    }
+    if (maxLevel === 'machine') return false;
+    const groups = maxLevel === 'rack' ? index.racks : [...index.racks, ...index.networks];
+    for (const g of groups) if (this.groupFree[g]! + (back.get(g) ?? 0) >= count) return true;
+    return false;
+  }
+
+  /**
    * Find `count` free GPUs of `type` at the best consolidation level not worse than `maxLevel`:
    * best fit on one machine, else the rack (then network) with the least sufficient free GPUs, filled from its
    * emptiest hosts so the job spans as few machines as possible. Does not reserve.

@@ -29,9 +29,9 @@ export const reconsolidate = (
       // Only a better level can win: the search stops one level above the job's (the same answer whenever it is
       // better, and no costly search of the job's own level or worse, which could never be taken).
       const better = LEVELS[levelRank(level) - 1];
-      // No better level can exist (none, or one machine while the job is larger than any host of its type): the job
-      // stays, and its GPUs' release and reservation is only the bucket order it leaves, which `requeue` gives.
-      if (!better || (better === 'machine' && gpus > free.largestHost(placed.gpuType))) {
+      // No better level can be found (none, or no host or group that would have the GPUs even with the job's back):
+      // the job stays, and its GPUs' release and reservation is only the bucket order it leaves, which `requeue` gives.
+      if (!better || !free.mayFindAfterRelease(placed, gpus, better)) {
         if (free.requeue(placed)) continue;
       }
       free.release(placed);

@@ -67,6 +67,39 @@ describe('FreeGpus.requeue (the release and reservation of GPUs held, in one ste
     );
   });
 
+  test('mayFindAfterRelease is false only when a release then a find would find nothing', () => {
+    const memo = new RoundMemo();
+    let refused = 0;
+    fc.assert(
+      fc.property(
+        fc.array(reserveStep, { minLength: 1, maxLength: 30 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 40 }),
+        fc.constantFrom(...LEVELS),
+        (steps, which, count, level) => {
+          const a = new FreeGpus(c, memo);
+          const held: Allocation[] = [];
+          for (const s of steps) {
+            const found = a.find(s.type, s.count, s.level);
+            if (!found) continue;
+            const allocation = { gpuType: s.type, slices: found.slices };
+            a.reserve(allocation);
+            held.push(allocation);
+          }
+          if (held.length === 0) return;
+          const chosen = held[which % held.length]!;
+          if (a.mayFindAfterRelease(chosen, count, level)) return;
+          refused++;
+          a.release(chosen);
+          assert.equal(a.find(chosen.gpuType, count, level), undefined);
+        },
+      ),
+      { numRuns: 300, seed: 5 },
+    );
+    // The check must also say no, or it would prove nothing.
+    assert.ok(refused > 20, `refused ${refused}`);
+  });
+
   test('refuses, changing nothing, an allocation with a free GPU, an unknown host or a host named twice', () => {
     const free = new FreeGpus(c, new RoundMemo());
     const before = answers(free);
