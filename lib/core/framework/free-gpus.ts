@@ -285,12 +285,67 @@ export class FreeGpus {
       const before = this.free[i]!;
       // Only GPUs the host has: a stale allocation naming more cannot grow it past its size.
       const gpuCount = this.layout.hosts[i]!.gpuCount;
-      const after = sortedUnion(
-        before,
-        slice.gpus.filter((g) => g >= 0 && g < gpuCount),
-      );
+      const after = sortedUnion(before, slice.gpus, gpuCount);
       this.recount(i, after, after.length - before.length);
     }
+  }
+
+  /**
+   * What `release(allocation)` followed by `reserve(allocation)` leaves, without copying free lists: the counts as
+   * they were and each of its hosts moved to the tail of its bucket, in slice order (bucket order is part of later
+   * placements, see `Buckets`). Only for an allocation whose GPUs are all reserved, on distinct known hosts, each GPU
+   * within its host; otherwise it changes nothing and returns false (the caller then releases and reserves).
+   */
+  requeue(allocation: Allocation): boolean {
+    const { slices } = allocation;
+    const { indexOf, hosts, typeOf, types } = this.layout;
+    for (let s = 0; s < slices.length; s++) {
+      const slice = slices[s]!;
+      const i = indexOf.get(slice.hostId);
+      if (i === undefined) return false;
+      for (let r = 0; r < s; r++) if (slices[r]!.hostId === slice.hostId) return false;
+      const free = this.free[i]!;
+      const gpuCount = hosts[i]!.gpuCount;
+      for (const g of slice.gpus) if (!(g >= 0 && g < gpuCount) || free.includes(g)) return false;
+    }
+    for (const slice of slices) {
+      const i = indexOf.get(slice.hostId)!;
+      const slot = types[typeOf[i]!]!.bucketBase + this.free[i]!.length;
+      unlink(this.buckets, slot, i);
+      link(this.buckets, slot, i);
+    }
+    return true;
+  }
+
+  /**
+   * Whether `find(allocation.gpuType, count, maxLevel)` could find GPUs once the allocation's GPUs were released: false
+   * only when, even with them, no host (machine), rack or network (up to `maxLevel`) of the type would have `count`
+   * free GPUs. Counts only, no copies: a caller can then skip the release and the search (see `requeue`).
+   */
+  mayFindAfterRelease(allocation: Allocation, count: number, maxLevel: Level): boolean {
+    const layout = this.layout;
+    const t = layout.typeIndex.get(allocation.gpuType);
+    if (t === undefined || count <= 0) return false;
+    const index = layout.types[t]!;
+    // Machine: a host that already has `count` free GPUs, or one of the allocation's hosts with them back.
+    for (let c = count; c <= index.largestHost; c++)
+      if (this.buckets.head[index.bucketBase + c] !== NONE) return true;
+    const back = new Map<number, number>();
+    for (const slice of allocation.slices) {
+      const i = layout.indexOf.get(slice.hostId);
+      if (i === undefined) continue;
+      // Another type's host (an elastic allocation): its search is not this one's; let the caller search.
+      if (layout.typeOf[i] !== t) return true;
+      const free = this.free[i]!;
+      let n = 0;
+      for (const g of slice.gpus) if (g >= 0 && g < layout.hosts[i]!.gpuCount && !free.includes(g)) n++;
+      if (free.length + n >= count && count <= index.largestHost) return true;
+      for (const g of [layout.rackOf[i]!, layout.networkOf[i]!]) back.set(g, (back.get(g) ?? 0) + n);
+    }
+    if (maxLevel === 'machine') return false;
+    const groups = maxLevel === 'rack' ? index.racks : [...index.racks, ...index.networks];
+    for (const g of groups) if (this.groupFree[g]! + (back.get(g) ?? 0) >= count) return true;
+    return false;
   }
 
   /**
@@ -390,11 +445,21 @@ const memoLayout = (cluster: Cluster, memo: RoundMemo): Layout => {
   return slot.layout;
 };
 
-/** `free` (ascending, distinct) with `gpus` added: ascending, distinct. */
-const sortedUnion = (free: readonly number[], gpus: readonly number[]): number[] => {
-  const out = [...free];
-  for (const g of gpus) if (!out.includes(g)) out.push(g);
-  return out.length === free.length ? out : out.sort((a, b) => a - b);
+/**
+ * `free` (ascending, distinct) with the GPUs of `gpus` in [0, gpuCount) added: ascending, distinct. Each GPU is
+ * inserted at its place (a host has a handful of GPUs): no sort, whose scratch copy was a tenth of a busy round's
+ * garbage, and no filtered copy of `gpus`.
+ */
+const sortedUnion = (free: readonly number[], gpus: readonly number[], gpuCount: number): number[] => {
+  const out = free.slice();
+  for (const g of gpus) {
+    if (!(g >= 0 && g < gpuCount)) continue;
+    let at = out.length;
+    while (at > 0 && out[at - 1]! > g) at--;
+    if (at > 0 && out[at - 1] === g) continue;
+    out.splice(at, 0, g);
+  }
+  return out;
 };
 
 /** Consolidation level of an allocation on a cluster: the smallest tier that contains all its GPUs. */

@@ -26,10 +26,15 @@ export const reconsolidate = (
       if (!placed || placed.packedWith || placed.ests || placed.slices.length < 2) continue;
       const level = levelOf(placed, ctx.hostOf);
       const gpus = allocationGpuCount(placed);
-      free.release(placed);
       // Only a better level can win: the search stops one level above the job's (the same answer whenever it is
       // better, and no costly search of the job's own level or worse, which could never be taken).
       const better = LEVELS[levelRank(level) - 1];
+      // No better level can be found (none, or no host or group that would have the GPUs even with the job's back):
+      // the job stays, and its GPUs' release and reservation is only the bucket order it leaves, which `requeue` gives.
+      if (!better || !free.mayFindAfterRelease(placed, gpus, better)) {
+        if (free.requeue(placed)) continue;
+      }
+      free.release(placed);
       const found = better ? free.find(placed.gpuType, gpus, better) : undefined;
       let next: Allocation = placed;
       if (found && levelRank(found.level) < levelRank(level)) {

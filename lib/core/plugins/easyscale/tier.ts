@@ -102,7 +102,7 @@ export const elasticAllocate = (
   largestSize: (spec) => spec.elastic?.maxP ?? inner.largestSize?.(spec) ?? spec.gpus,
   allocate: (ordered, ctx) => {
     // Most rounds of most workloads have no elastic job: the inner stage alone, on the very list it would be given.
-    if (!ordered.some(isElastic)) return new Map(inner.allocate(ordered, ctx));
+    if (!ordered.some(isElastic)) return inner.allocate(ordered, ctx);
     const admitted = inner.allocate(
       options.claims ? ordered.map(rigidView) : ordered.filter((j) => !isElastic(j)),
       ctx,
