@@ -13,8 +13,8 @@ import {
   positiveInt,
   positiveNumber,
 } from './options.ts';
+import { policyTable } from './policy-table.ts';
 import { progress } from './progress.ts';
-import { formatTable } from './table.ts';
 
 interface SimOptions {
   demo?: boolean;
@@ -152,40 +152,25 @@ export const SUMMARY_LEGEND = [
   'allocation (avg JCT ÷ LB is how far from ideal); wall s: real seconds the policy took to simulate.',
 ].join('\n');
 
-const hours = (s: number) => (Number.isFinite(s) ? (s / 3600).toFixed(2) : '–');
-
+/** The per-policy summary `tessera sim` and `--demo` print, times in hours. */
 export const summaryTable = (summaries: readonly SimSummary[]): string =>
-  formatTable(
+  policyTable(
+    summaries,
     [
       'policy',
       'jobs',
       'done',
-      'avg JCT h',
-      'p50 h',
-      'p95 h',
-      'p99 h',
-      'makespan h',
-      'queue h',
-      'util %',
-      'migr',
+      'avgJct',
+      'p50Jct',
+      'p95Jct',
+      'p99Jct',
+      'makespan',
+      'avgQueueing',
+      'gpuUtilization',
+      'migrations',
       'restarts',
-      'LB h',
-      'wall s',
+      'jctLowerBound',
+      'wallSeconds',
     ],
-    summaries.map((s) => [
-      s.policy,
-      String(s.jobs),
-      String(s.completed),
-      hours(s.avgJct),
-      hours(s.p50Jct),
-      hours(s.p95Jct),
-      hours(s.p99Jct),
-      hours(s.makespan),
-      hours(s.avgQueueing),
-      (s.gpuUtilization * 100).toFixed(1),
-      String(s.migrations),
-      String(s.restarts),
-      hours(s.jctLowerBound),
-      s.wallSeconds.toFixed(2),
-    ]),
+    'h',
   );
