@@ -47,12 +47,11 @@ const jobFile = (name: string, iterations: number) => {
   return file;
 };
 
-const cli = async (...args: string[]): Promise<string> => {
-  const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+const cliOutput = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [CLI, ...args], {
     env: { ...process.env, ...credentials, TESSERA_ENDPOINT: apiUrl },
   });
-  return stdout;
-};
+const cli = async (...args: string[]): Promise<string> => (await cliOutput(...args)).stdout;
 
 const waitFor = async <T>(what: string, seconds: number, check: () => Promise<T | undefined>): Promise<T> => {
   const deadline = Date.now() + seconds * 1000;
@@ -342,6 +341,12 @@ test('tessera logs: a job’s output through the CLI, followed until the job end
   assert.deepEqual(
     plain,
     followed.map((l) => l.text),
+  );
+  const noRank = await cliOutput('logs', id, '--rank', '7');
+  assert.equal(noRank.stdout, '');
+  assert.equal(
+    noRank.stderr.trim(),
+    `no output from rank 7 of job ${id}: it is finished; no rank 7, or it printed nothing`,
   );
 });
 
