@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { getPolicy } from '../core/policies.ts';
 import { writeReport } from '../sim/report/write.ts';
 import { loadWorkload, runPolicies } from '../sim/run.ts';
-import type { SimSummary } from '../sim/summary.ts';
 import { formatIssue, parseTraceFormat } from '../traces/types.ts';
 import { runSimDemo } from './demo.ts';
 import {
@@ -13,8 +12,8 @@ import {
   positiveInt,
   positiveNumber,
 } from './options.ts';
-import { policyTable } from './policy-table.ts';
 import { progress } from './progress.ts';
+import { simSummaryText } from './sim-summary.ts';
 
 interface SimOptions {
   demo?: boolean;
@@ -129,7 +128,7 @@ const runSim = (options: SimOptions & Required<Pick<SimOptions, 'trace' | 'clust
     return run!;
   });
 
-  if (!options.json) process.stdout.write(`${summaryTable(runs.map((r) => r.summary))}\n${SUMMARY_LEGEND}\n`);
+  if (!options.json) process.stdout.write(`${simSummaryText(runs.map((r) => r.summary))}\n`);
   if (options.report) {
     const files = writeReport(options.report, workload, runs);
     process.stderr.write(`report: ${files.html}\n`);
@@ -143,34 +142,3 @@ const reportIssues = (...groups: string[][]): void => {
   for (const line of all.slice(0, ISSUES_SHOWN)) process.stderr.write(`  ${line}\n`);
   if (all.length > ISSUES_SHOWN) process.stderr.write(`  … and ${all.length - ISSUES_SHOWN} more\n`);
 };
-
-/** What the summary table's terse columns mean (printed under it). */
-export const SUMMARY_LEGEND = [
-  'h: hours of simulated time; done: jobs completed; avg JCT, p50–p99: job completion time (arrival to end) of',
-  'completed jobs; queue: mean wait of completed jobs; util: busy share of all GPU time; migr: migrations;',
-  'restarts: resumes from a checkpoint (preemption, resize); LB: mean JCT each job would have alone on its best',
-  'allocation (avg JCT ÷ LB is how far from ideal); wall s: real seconds the policy took to simulate.',
-].join('\n');
-
-/** The per-policy summary `tessera sim` and `--demo` print, times in hours. */
-export const summaryTable = (summaries: readonly SimSummary[]): string =>
-  policyTable(
-    summaries,
-    [
-      'policy',
-      'jobs',
-      'done',
-      'avgJct',
-      'p50Jct',
-      'p95Jct',
-      'p99Jct',
-      'makespan',
-      'avgQueueing',
-      'gpuUtilization',
-      'migrations',
-      'restarts',
-      'jctLowerBound',
-      'wallSeconds',
-    ],
-    'h',
-  );
