@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { getPolicy } from '../core/policies.ts';
 import { writeReport } from '../sim/report/write.ts';
 import { loadWorkload, runPolicies } from '../sim/run.ts';
+import { BUILTIN_GRAMMAR } from '../traces/generators/builtin.ts';
 import { formatIssue, parseTraceFormat } from '../traces/types.ts';
 import { runSimDemo } from './demo.ts';
 import {
@@ -44,7 +45,7 @@ export const registerSimCommand = (program: Command): void => {
     .option('--demo', 'a ready-made demo: half a busy Philly day on a 64-GPU testbed under six policies')
     .option(
       '--trace <file|builtin>',
-      'trace file (a jobs file .yaml/.json may name models outside the catalog), or builtin: philly, gavel:<jobs>:<rate>, shockwave:<jobs>:<rate>',
+      `trace file (a jobs file .yaml/.json may name models outside the catalog), or builtin: ${BUILTIN_GRAMMAR.join(', ')}`,
     )
     .option('--cluster <preset|file>', 'cluster preset name or cluster JSON file')
     .option('--policy <names>', 'comma-separated policies', commaList)
