@@ -36,7 +36,10 @@ if (hint) {
   process.exit(1);
 }
 const group = commandGroup(name);
-for (const load of COMMANDS[group] ?? Object.values(COMMANDS).flat()) (await load())(program);
+// `--version` needs no command; anything else unknown (help, a typo) needs them all for the list of commands.
+const loads =
+  name === '--version' || name === '-V' ? [] : (COMMANDS[group] ?? Object.values(COMMANDS).flat());
+for (const load of loads) (await load())(program);
 
 try {
   await program.parseAsync(process.argv);
