@@ -1,3 +1,4 @@
+import { policyTable } from '../lib/cli/policy-table.ts';
 import { formatTable } from '../lib/cli/table.ts';
 import type { BenchRow } from './types.ts';
 
@@ -35,31 +36,21 @@ const setupTable = (setup: string, rows: readonly BenchRow[]): string => {
   const comparison = rows.find((r) => r.policy.includes('÷'));
   const jobs = policies[0]?.jobs;
   const load = comparison ? `, offered load ${loadText(comparison.offeredLoad)}` : '';
-  const table = formatTable(
+  const table = policyTable(
+    policies,
     [
       'policy',
-      'done',
-      'avg JCT s',
-      'p50 JCT s',
-      'p99 JCT s',
-      'makespan s',
-      'GPU-h',
-      'cost $',
-      'wall s',
-      'CPU s',
+      'doneOfJobs',
+      'avgJct',
+      'p50Jct',
+      'p99Jct',
+      'makespan',
+      'gpuHours',
+      'cost',
+      'wallSeconds',
+      'cpuSeconds',
     ],
-    policies.map((r) => [
-      r.policy,
-      `${r.completed}/${r.jobs}`,
-      whole(r.avgJct),
-      whole(r.p50Jct),
-      whole(r.p99Jct),
-      whole(r.makespan),
-      whole(r.gpuHours),
-      typeof r.cost === 'number' && r.cost > 0 ? whole(r.cost) : '–',
-      fixed(r.wallSeconds, 2),
-      fixed(r.cpuSeconds, 2),
-    ]),
+    's',
   );
   return `${setup} — ${jobs} jobs${load}\n${indent(table)}\n`;
 };
@@ -109,8 +100,6 @@ const LEGEND = [
   'targets (issue 11): avg ≤ 1.05, p99 ≤ 1.10, makespan ≤ 1.10, ÷LB ≤ 1.5 where load ≤ 0.8, wall ≤ 2.',
 ];
 
-const whole = (v: unknown): string =>
-  typeof v === 'number' && Number.isFinite(v) ? Math.round(v).toString() : '–';
 const fixed = (v: unknown, digits: number): string =>
   typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '–';
 const loadText = (v: unknown): string =>

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { commandGroup } from '../lib/cli/command-groups.ts';
+import { commandGroup, unknownCommandHint } from '../lib/cli/command-groups.ts';
 
 type Register = (program: Command) => void;
 
@@ -30,8 +30,16 @@ const program = new Command()
   .configureOutput({ outputError: (text, write) => write(`tessera: ${text}`) });
 
 const name = process.argv[2] ?? '';
+const hint = unknownCommandHint(name);
+if (hint) {
+  process.stderr.write(`tessera: ${hint}\n`);
+  process.exit(1);
+}
 const group = commandGroup(name);
-for (const load of COMMANDS[group] ?? Object.values(COMMANDS).flat()) (await load())(program);
+// `--version` needs no command; anything else unknown (help, a typo) needs them all for the list of commands.
+const loads =
+  name === '--version' || name === '-V' ? [] : (COMMANDS[group] ?? Object.values(COMMANDS).flat());
+for (const load of loads) (await load())(program);
 
 try {
   await program.parseAsync(process.argv);

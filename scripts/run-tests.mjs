@@ -26,10 +26,12 @@ const SLOW_FIRST = [
   'test/browser/dashboard.test.ts',
   'test/faults/fence.test.ts',
   'test/bin/cli.test.ts',
+  'test/lib/infra/tessera-stack.test.ts', // one synth of the whole stack with cdk-nag
   'test/integration/gang.test.ts',
   'test/integration/cdk-synth.test.ts',
   'test/bin/cli-usability.test.ts',
   'test/agents/host/agent-s3-checkpoints.test.ts',
+  'test/lib/local/cloud/api-routes.test.ts',
   'test/integration/',
 ];
 

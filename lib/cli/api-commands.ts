@@ -12,7 +12,7 @@ import type { JobView } from '../client/types.ts';
 import { JOB_STATUSES, type JobStatus } from '../core/model/job.ts';
 import { readJobFile } from './job-file.ts';
 import { clusterSummary, jobDetails, jobsTable } from './job-format.ts';
-import { FOLLOW_START, formatLogLine, nextFollowState } from './log-follow.ts';
+import { FOLLOW_START, formatLogLine, nextFollowState, noOutputNote } from './log-follow.ts';
 import { nonNegativeInt, positiveNumber } from './options.ts';
 import { watchFrameStart } from './watch-frame.ts';
 import { bringWorkdirs } from './workdir/bring-workdirs.ts';
@@ -224,11 +224,13 @@ const showLogs = async (
   const client = await connect(options);
   let cursor: string | undefined;
   let follow = FOLLOW_START;
+  let printed = 0;
   for (;;) {
     const page = await client.logs(id, {
       ...(options.rank !== undefined ? { rank: options.rank } : {}),
       ...(cursor ? { cursor } : {}),
     });
+    printed += page.lines.length;
     for (const line of page.lines) {
       if (options.json) json(line);
       else {
@@ -238,12 +240,15 @@ const showLogs = async (
     }
     cursor = page.nextCursor;
     if (page.more) continue;
-    if (!options.follow) return;
     const next = nextFollowState(follow, page, Date.now() / 1000, {
       intervalSeconds: options.interval,
       drainSeconds: options.drainTimeout,
     });
-    if (next.stop) return;
+    if (!options.follow || next.stop) {
+      if (printed === 0 && !options.json)
+        process.stderr.write(`${noOutputNote(id, page.status, options.rank)}\n`);
+      return;
+    }
     follow = next.state;
     await new Promise((resolve) => setTimeout(resolve, options.interval * 1000));
   }

@@ -18,7 +18,7 @@ export const registerBenchCommand = (program: Command): void => {
     .command('bench')
     .description(`run a benchmark suite: ${[...BENCH_SUITES.keys()].join(', ')}`)
     .argument('<name>', 'suite name')
-    .option('--quick', 'reduced version for CI smoke tests (under a minute)')
+    .option('--quick', 'a reduced run (CI smoke tests): most suites under a minute, flagship ~1–2 minutes')
     .option('--json', 'one JSON object per measurement per line on stdout')
     .option('--seed <n>', 'seed', nonNegativeInt, 0)
     .option(
@@ -31,6 +31,7 @@ export const registerBenchCommand = (program: Command): void => {
       '--held-out',
       'flagship: the held-out matrix (public workloads on windows, clusters and rates the named matrix does not use)',
     )
+    .addHelpText('after', `\nSuites:\n${suiteList()}`)
     .action(async (name: string, options: BenchCliOptions) => {
       const suite = getSuite(name);
       const rows: BenchRow[] = [];
@@ -57,4 +58,28 @@ export const registerBenchCommand = (program: Command): void => {
         );
       }
     });
+};
+
+/** Each suite and what it measures, for `tessera bench --help` (descriptions wrapped under their names). */
+export const suiteList = (width = 80): string => {
+  const names = [...BENCH_SUITES.keys()];
+  const pad = Math.max(...names.map((n) => n.length)) + 4;
+  return [...BENCH_SUITES.values()]
+    .map(
+      (suite) =>
+        `  ${suite.name.padEnd(pad - 2)}${wrap(suite.description, width - pad).join(`\n${' '.repeat(pad)}`)}`,
+    )
+    .join('\n');
+};
+
+const wrap = (text: string, width: number): string[] => {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
 };

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { writeReport } from '../sim/report/write.ts';
 import { loadWorkload, runPolicies } from '../sim/run.ts';
 import { progress } from './progress.ts';
-import { SUMMARY_LEGEND, summaryTable } from './sim.ts';
+import { simSummaryText } from './sim-summary.ts';
 
 const POLICIES = ['fifo', 'yarn-cs', 'tiresias', 'gandiva', 'srtf', 'tessera'];
 const TRACE = 'philly';
@@ -20,7 +20,7 @@ export const runSimDemo = (): void => {
     bar.stop();
     return result;
   });
-  process.stdout.write(`\n${summaryTable(runs.map((r) => r.summary))}\n${SUMMARY_LEGEND}\n\n`);
+  process.stdout.write(`\n${simSummaryText(runs.map((r) => r.summary))}\n\n`);
   const files = writeReport(resolve('reports', 'demo'), workload, runs);
   process.stdout.write(`HTML report: ${files.html}\nPer-job CSV: ${files.csv}\n`);
   process.stdout.write(

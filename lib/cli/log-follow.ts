@@ -6,7 +6,7 @@
  * `drainSeconds` after the job turned terminal, with every line the host shipped before it died.
  */
 import type { LogLineView, LogPageView } from '../client/types.ts';
-import { isTerminal } from '../core/model/job.ts';
+import { isTerminal, type JobStatus } from '../core/model/job.ts';
 
 export interface FollowState {
   /** When (seconds) a page first showed the job terminal; null while it runs. */
@@ -34,3 +34,20 @@ export const formatLogLine = (line: LogLineView, showRank: boolean): { text: str
   text: showRank ? `[rank ${line.rank}] ${line.text}` : line.text,
   stderr: line.stream === 'stderr',
 });
+
+/**
+ * What `tessera logs` says on stderr when it printed nothing, so an empty answer is not mistaken for a hang or a
+ * wrong rank: a queued job has no workers yet; a rank that never wrote (or does not exist) has no lines.
+ */
+export const noOutputNote = (jobId: string, status: JobStatus, rank: number | undefined): string => {
+  const whose = rank === undefined ? `job ${jobId}` : `rank ${rank} of job ${jobId}`;
+  const nothing =
+    rank === undefined ? 'its workers printed nothing' : `no rank ${rank}, or it printed nothing`;
+  const why =
+    status === 'queued'
+      ? 'it is queued, no worker has started yet'
+      : isTerminal(status)
+        ? `it is ${status}; ${nothing}`
+        : `it is ${status}; ${nothing} yet (--follow waits for output)`;
+  return `no output from ${whose}: ${why}`;
+};

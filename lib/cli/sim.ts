@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { getPolicy } from '../core/policies.ts';
 import { writeReport } from '../sim/report/write.ts';
 import { loadWorkload, runPolicies } from '../sim/run.ts';
-import type { SimSummary } from '../sim/summary.ts';
+import { BUILTIN_GRAMMAR } from '../traces/generators/builtin.ts';
 import { formatIssue, parseTraceFormat } from '../traces/types.ts';
 import { runSimDemo } from './demo.ts';
 import {
@@ -14,7 +14,7 @@ import {
   positiveNumber,
 } from './options.ts';
 import { progress } from './progress.ts';
-import { formatTable } from './table.ts';
+import { simSummaryText } from './sim-summary.ts';
 
 interface SimOptions {
   demo?: boolean;
@@ -45,7 +45,7 @@ export const registerSimCommand = (program: Command): void => {
     .option('--demo', 'a ready-made demo: half a busy Philly day on a 64-GPU testbed under six policies')
     .option(
       '--trace <file|builtin>',
-      'trace file (a jobs file .yaml/.json may name models outside the catalog), or builtin: philly, gavel:<jobs>:<rate>, shockwave:<jobs>:<rate>',
+      `trace file (a jobs file .yaml/.json may name models outside the catalog), or builtin: ${BUILTIN_GRAMMAR.join(', ')}`,
     )
     .option('--cluster <preset|file>', 'cluster preset name or cluster JSON file')
     .option('--policy <names>', 'comma-separated policies', commaList)
@@ -129,7 +129,7 @@ const runSim = (options: SimOptions & Required<Pick<SimOptions, 'trace' | 'clust
     return run!;
   });
 
-  if (!options.json) process.stdout.write(`${summaryTable(runs.map((r) => r.summary))}\n${SUMMARY_LEGEND}\n`);
+  if (!options.json) process.stdout.write(`${simSummaryText(runs.map((r) => r.summary))}\n`);
   if (options.report) {
     const files = writeReport(options.report, workload, runs);
     process.stderr.write(`report: ${files.html}\n`);
@@ -143,49 +143,3 @@ const reportIssues = (...groups: string[][]): void => {
   for (const line of all.slice(0, ISSUES_SHOWN)) process.stderr.write(`  ${line}\n`);
   if (all.length > ISSUES_SHOWN) process.stderr.write(`  … and ${all.length - ISSUES_SHOWN} more\n`);
 };
-
-/** What the summary table's terse columns mean (printed under it). */
-export const SUMMARY_LEGEND = [
-  'h: hours of simulated time; done: jobs completed; avg JCT, p50–p99: job completion time (arrival to end) of',
-  'completed jobs; queue: mean wait of completed jobs; util: busy share of all GPU time; migr: migrations;',
-  'restarts: resumes from a checkpoint (preemption, resize); LB: mean JCT each job would have alone on its best',
-  'allocation (avg JCT ÷ LB is how far from ideal); wall s: real seconds the policy took to simulate.',
-].join('\n');
-
-const hours = (s: number) => (Number.isFinite(s) ? (s / 3600).toFixed(2) : '–');
-
-export const summaryTable = (summaries: readonly SimSummary[]): string =>
-  formatTable(
-    [
-      'policy',
-      'jobs',
-      'done',
-      'avg JCT h',
-      'p50 h',
-      'p95 h',
-      'p99 h',
-      'makespan h',
-      'queue h',
-      'util %',
-      'migr',
-      'restarts',
-      'LB h',
-      'wall s',
-    ],
-    summaries.map((s) => [
-      s.policy,
-      String(s.jobs),
-      String(s.completed),
-      hours(s.avgJct),
-      hours(s.p50Jct),
-      hours(s.p95Jct),
-      hours(s.p99Jct),
-      hours(s.makespan),
-      hours(s.avgQueueing),
-      (s.gpuUtilization * 100).toFixed(1),
-      String(s.migrations),
-      String(s.restarts),
-      hours(s.jctLowerBound),
-      s.wallSeconds.toFixed(2),
-    ]),
-  );

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { resolveDataDir } from '../data/data-dir.ts';
 import { loadAllPolluxCurves } from '../data/pollux-curves.ts';
 import { detectFormat } from './detect.ts';
+import { GRAMMAR_HELP } from './generators/builtin.ts';
 import { parseTrace } from './parse.ts';
 import { parseTraceFormat, type Trace, TraceFormatError } from './types.ts';
 
@@ -22,6 +23,8 @@ const PAI_TASK = 'pai_task_table';
  */
 export const readTrace = (path: string, options: ReadTraceOptions = {}): Trace => {
   const forced = options.format === undefined ? undefined : parseTraceFormat(options.format);
+  // Not a file, nor a builtin (the caller tried those first): say both, instead of a bare ENOENT from stat.
+  if (!existsSync(path)) throw new TraceFormatError(`no trace file ${path}; ${GRAMMAR_HELP}`);
   if (statSync(path).isDirectory()) {
     if (forced !== undefined && forced !== 'alibaba-pai')
       throw new TraceFormatError(

@@ -62,3 +62,11 @@ describe('tessera sim: the summary table explains its columns', () => {
     assert.match(run.stdout, /LB: mean JCT each job would have alone on its best\nallocation/);
   });
 });
+
+describe('a command name that does not exist but names what another does', () => {
+  test('points at that command, exit 1', () => {
+    const run = spawnSync(process.execPath, [CLI, 'queue'], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /^tessera: no command 'queue': `tessera jobs` lists your jobs/);
+  });
+});

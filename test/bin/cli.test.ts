@@ -151,6 +151,18 @@ describe('tessera sim (end to end through the real trace, perf model and simulat
       assert.equal(unknownPolicy.status, 1);
       assert.match(unknownPolicy.stderr, /unknown policy "bogus"; known policies: /);
 
+      const mistyped = tessera(
+        'sim',
+        '--trace',
+        'gavle:5:10',
+        '--cluster',
+        'tesserae-32',
+        '--policy',
+        'fifo',
+      );
+      assert.equal(mistyped.status, 1);
+      assert.match(mistyped.stderr, /^tessera: no trace file gavle:5:10; builtin traces: philly \| gavel:/);
+
       const unknownFormat = tessera(
         'sim',
         '--trace',

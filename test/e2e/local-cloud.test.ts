@@ -47,12 +47,11 @@ const jobFile = (name: string, iterations: number) => {
   return file;
 };
 
-const cli = async (...args: string[]): Promise<string> => {
-  const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+const cliOutput = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [CLI, ...args], {
     env: { ...process.env, ...credentials, TESSERA_ENDPOINT: apiUrl },
   });
-  return stdout;
-};
+const cli = async (...args: string[]): Promise<string> => (await cliOutput(...args)).stdout;
 
 const waitFor = async <T>(what: string, seconds: number, check: () => Promise<T | undefined>): Promise<T> => {
   const deadline = Date.now() + seconds * 1000;
@@ -69,6 +68,13 @@ const jobWhen = (id: string, what: string, seconds: number, ok: (job: JobView) =
     const job = await client.getJob(id);
     return ok(job) ? job : undefined;
   });
+
+/** The job once it ended, asserted finished (a failure shows its reason). */
+const finished = async (id: string, what: string, seconds: number): Promise<JobView> => {
+  const done = await jobWhen(id, what, seconds, (j) => j.status === 'finished' || j.status === 'failed');
+  assert.equal(done.status, 'finished', done.failureReason);
+  return done;
+};
 
 const kinds = (job: JobView) => job.timeline.map((e) => e.kind);
 
@@ -159,13 +165,7 @@ test('submit from a YAML file: the fleet launches an instance, its agent runs th
   const out = JSON.parse(await cli('submit', jobFile('short', 40), '--json'));
   assert.equal(out.created, true);
   const id: string = out.job.jobId;
-  const done = await jobWhen(
-    id,
-    'the job to finish',
-    60,
-    (j) => j.status === 'finished' || j.status === 'failed',
-  );
-  assert.equal(done.status, 'finished', done.failureReason);
+  const done = await finished(id, 'the job to finish', 60);
   assert.equal(done.progress, 40);
   // Between start and finish only rescales: with nobody waiting, the policy may grow the running job onto idle
   // GPUs, and whether a round falls inside its 2 s run depends on the machine's load.
@@ -255,13 +255,7 @@ test('own code: `workdir: ./myproj` is uploaded to the local S3, the agent runs 
   const out1 = JSON.parse(await cli('submit', file, '--json'));
   const id: string = out1.job.jobId;
   assert.match(out1.job.workdir, /^s3:\/\/[a-z0-9-]+\/workdirs\/[0-9a-f]{64}\.tar\.gz$/);
-  const done = await jobWhen(
-    id,
-    'the job to finish',
-    60,
-    (j) => j.status === 'finished' || j.status === 'failed',
-  );
-  assert.equal(done.status, 'finished', done.failureReason);
+  const done = await finished(id, 'the job to finish', 60);
   assert.equal(done.progress, 20);
   const seen = JSON.parse(readFileSync(join(out, 'rank-0.json'), 'utf8'));
   assert.equal(seen.built, 'built-by-setup', 'setup ran in the working directory first');
@@ -297,13 +291,7 @@ test('an agent killed mid-run: its host is lost, the job is requeued and finishe
   for (const pid of agents) process.kill(pid, 'SIGKILL');
   const requeued = await jobWhen(id, 'the job to be requeued', 45, (j) => kinds(j).includes('requeued'));
   assert.match(requeued.timeline.find((e) => e.kind === 'requeued')!.detail ?? '', /host i-\w+ is lost/);
-  const done = await jobWhen(
-    id,
-    'the requeued job to finish',
-    90,
-    (j) => j.status === 'finished' || j.status === 'failed',
-  );
-  assert.equal(done.status, 'finished', done.failureReason);
+  const done = await finished(id, 'the requeued job to finish', 90);
   const restart = done.timeline.filter((e) => e.kind === 'started').at(-1)!;
   assert.ok(
     restart.hosts!.every((h) => !hosts.includes(h)),
@@ -343,6 +331,12 @@ test('tessera logs: a job’s output through the CLI, followed until the job end
     plain,
     followed.map((l) => l.text),
   );
+  const noRank = await cliOutput('logs', id, '--rank', '7');
+  assert.equal(noRank.stdout, '');
+  assert.equal(
+    noRank.stderr.trim(),
+    `no output from rank 7 of job ${id}: it is finished; no rank 7, or it printed nothing`,
+  );
 });
 
 test('a host killed mid-run: the lines its agent shipped stay readable, also after the job finished elsewhere', async () => {
@@ -364,13 +358,7 @@ test('a host killed mid-run: the lines its agent shipped stay readable, also aft
   const shipped = await allLogLines(id);
   assert.ok(shipped.length >= 2, `${shipped.length} lines shipped before the host died`);
   assert.equal((await client.logs(id)).drained, false, 'the dead worker never shipped a final chunk');
-  const done = await jobWhen(
-    id,
-    'the requeued job to finish',
-    120,
-    (j) => j.status === 'finished' || j.status === 'failed',
-  );
-  assert.equal(done.status, 'finished', done.failureReason);
+  await finished(id, 'the requeued job to finish', 120);
   const all = await waitFor('the second run’s last line', 20, async () => {
     const lines = await allLogLines(id);
     return reportEvent(lines.at(-1)!.text) === 'finished' ? lines : undefined;

@@ -64,6 +64,18 @@ const context = () =>
   lambdaContext({ name: 'fn', arn: 'arn:aws:lambda:us-east-1:0:function:fn', memoryMiB: 128 }, 10_000);
 const valid = { model: 'resnet50', batchSize: 64, gpus: 2, iterations: 100, command: ['python3'] };
 
+/** `GET /jobs/job-1` as tenant `a`. */
+const getJobOne = async (handler: ReturnType<typeof createApiHandler>) =>
+  (await handler(
+    apiGatewayEvent({
+      method: 'GET',
+      resource: '/jobs/{id}',
+      pathParameters: { id: 'job-1' },
+      principal: 'a',
+    }),
+    context(),
+  )) as APIGatewayProxyResult;
+
 describe('api handler', () => {
   test('an invalid spec is a 400 and touches no table and no queue', async () => {
     const { sent, clients } = fakeClients();
@@ -110,15 +122,7 @@ describe('api handler', () => {
     });
     const { clients } = fakeClients(() => throttle);
     const handler = createApiHandler({ env, clients, ...quiet });
-    const response = (await handler(
-      apiGatewayEvent({
-        method: 'GET',
-        resource: '/jobs/{id}',
-        pathParameters: { id: 'job-1' },
-        principal: 'a',
-      }),
-      context(),
-    )) as APIGatewayProxyResult;
+    const response = await getJobOne(handler);
     assert.equal(response.statusCode, 503);
     assert.equal(response.headers?.['retry-after'], '2');
     assert.match(response.body, /throttled; retry after 2 s/);
@@ -147,15 +151,7 @@ describe('api handler', () => {
       ).statusCode,
       404,
     );
-    const failed = (await handler(
-      apiGatewayEvent({
-        method: 'GET',
-        resource: '/jobs/{id}',
-        pathParameters: { id: 'job-1' },
-        principal: 'a',
-      }),
-      context(),
-    )) as APIGatewayProxyResult;
+    const failed = await getJobOne(handler);
     assert.equal(failed.statusCode, 500);
     assert.doesNotMatch(failed.body, /secret/);
   });

@@ -234,3 +234,19 @@ function killGroup(child: ChildProcess): void {
     // already gone
   }
 }
+
+/**
+ * A DynamoDB Local that another process started and stops (the test runner's one for all control-plane test files):
+ * `stop()` leaves it running. Callers keep their data apart by table names (each control plane's own stack name).
+ */
+export function runningDynamoDbLocal(running: { port: number; pid: number }): DynamoDbLocal {
+  const alive = () => {
+    try {
+      process.kill(running.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return { port: running.port, pid: running.pid, isRunning: alive, stop: async () => {} };
+}

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { AwsChunkedDecoder, decodedHeaders, isAwsChunked } from './aws-chunked.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import { type DynamoDbLocal, runningDynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import type { Ec2Snapshot } from './ec2/model.ts';
 import { Ec2Service } from './ec2/service.ts';
 import { DEFAULT_TOPOLOGY_LAYOUT, validateTopologyLayout } from './ec2/topology.ts';
@@ -48,6 +48,11 @@ export interface LocalEndpointOptions {
   dynamodb?: {
     startTimeoutMs?: number;
     /**
+     * Use this DynamoDB Local, already running and shared with other endpoints (the test runner starts one for all
+     * control-plane test files), instead of starting one; `stop()` leaves it running. Not with `dataDir`.
+     */
+    running?: { port: number; pid: number };
+    /**
      * Fault injection: the share (0-1) of DynamoDB requests answered with a throttling error
      * (ProvisionedThroughputExceededException, HTTP 400) instead of being served; changeable at run time through
      * `LocalEndpoint.setDynamoDbThrottleRate`. Decided by a seeded generator, so runs repeat.
@@ -89,6 +94,9 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
   const requestedPort = options.port ?? 4566;
   if (!Number.isInteger(requestedPort) || requestedPort < 0 || requestedPort > 65535) {
     throw new RangeError(`port must be an integer 0-65535, got ${options.port}`);
+  }
+  if (options.dynamodb?.running && options.dataDir) {
+    throw new RangeError('a running DynamoDB Local keeps no data in dataDir: pass one or the other');
   }
   const log = options.log ?? (() => {});
   const accountId = SQS_ACCOUNT_ID;
@@ -138,11 +146,15 @@ export async function startLocalEndpoint(options: LocalEndpointOptions = {}): Pr
     ec2.stop();
     await Promise.allSettled([dynamodb?.stop(), sqs?.stop(), s3?.stop()]);
   };
+  const running = options.dynamodb?.running;
   const started = await Promise.allSettled([
-    startDynamoDbLocal({
-      ...(options.dataDir ? { dataDir: join(options.dataDir, 'dynamodb') } : {}),
-      ...(options.dynamodb?.startTimeoutMs ? { startTimeoutMs: options.dynamodb.startTimeoutMs } : {}),
-    }).then((d) => {
+    (running
+      ? Promise.resolve(runningDynamoDbLocal(running))
+      : startDynamoDbLocal({
+          ...(options.dataDir ? { dataDir: join(options.dataDir, 'dynamodb') } : {}),
+          ...(options.dynamodb?.startTimeoutMs ? { startTimeoutMs: options.dynamodb.startTimeoutMs } : {}),
+        })
+    ).then((d) => {
       dynamodb = d;
     }),
     startSqsEmulator({ endpointUrl: () => url, region }).then((s) => {

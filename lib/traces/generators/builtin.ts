@@ -19,7 +19,8 @@ export const BUILTIN_GRAMMAR = [
   'batch:<jobs>[:<sizes>]',
 ] as const;
 
-const GRAMMAR_HELP =
+/** The builtin trace names and their arguments, for error messages and help. */
+export const GRAMMAR_HELP =
   `builtin traces: ${BUILTIN_GRAMMAR.join(' | ')}; <jobs> a positive integer, <rate> jobs per hour (> 0), ` +
   `<sizes> one of ${BUILTIN_SIZES.join(', ')} (default philly)`;
 

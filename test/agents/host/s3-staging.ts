@@ -7,6 +7,7 @@ import { CheckpointStaging } from '../../../agents/host/storage/checkpoint-stagi
 import { S3CheckpointStore } from '../../../agents/host/storage/s3-checkpoint-store.ts';
 import { createS3Client } from '../../../agents/host/storage/s3-client.ts';
 import { type LocalEndpoint, startLocalEndpoint } from '../../../lib/local/endpoint/index.ts';
+import { sharedDynamoDbLocal } from '../../support/shared-dynamodb-local.ts';
 
 export const BUCKET = 'tessera-checkpoints';
 
@@ -22,7 +23,7 @@ export interface LocalS3 {
 }
 
 export async function startLocalS3(): Promise<LocalS3> {
-  const endpoint = await startLocalEndpoint({ port: 0 });
+  const endpoint = await startLocalEndpoint({ port: 0, ...sharedDynamoDbLocal() });
   const client = createS3Client({
     endpoint: endpoint.url,
     region: 'us-east-1',

@@ -22,6 +22,7 @@ import {
   type TemplateResources,
 } from '../../../lib/local/endpoint/template/create-resources.ts';
 import { LocalLambdaRunner, type LocalRunnerOptions } from '../../../lib/local/runner/index.ts';
+import { deleteTables, sharedDynamoDbLocal } from '../../support/shared-dynamodb-local.ts';
 
 export const REGION = 'us-east-1';
 export const ACCOUNT = '000000000000';
@@ -60,7 +61,11 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
   const external = process.env.AWS_ENDPOINT_URL;
   const local = external
     ? undefined
-    : await startLocalEndpoint({ port: 0, ec2: { pendingMs: options.ec2?.pendingMs ?? 50 } });
+    : await startLocalEndpoint({
+        port: 0,
+        ec2: { pendingMs: options.ec2?.pendingMs ?? 50 },
+        ...sharedDynamoDbLocal(),
+      });
   const endpointUrl = external ?? local!.url;
   const checkpointDir = mkdtempSync(join(tmpdir(), 'tessera-it-'));
   try {
@@ -117,6 +122,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       queueUrl,
       stop: async () => {
         await runner.stop();
+        if (local && sharedDynamoDbLocal().dynamodb) await deleteTables(endpointUrl, resources);
         await local?.stop();
         rmSync(checkpointDir, { recursive: true, force: true });
       },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FOLLOW_START, formatLogLine, nextFollowState } from '../../../lib/cli/log-follow.ts';
+import { FOLLOW_START, formatLogLine, nextFollowState, noOutputNote } from '../../../lib/cli/log-follow.ts';
 
 const options = { intervalSeconds: 2, drainSeconds: 30 };
 
@@ -45,4 +45,19 @@ test('several ranks are labelled; stderr lines go to stderr', () => {
   const line = { rank: 2, at: 1, stream: 'stderr' as const, text: 'oops' };
   assert.deepEqual(formatLogLine(line, true), { text: '[rank 2] oops', stderr: true });
   assert.deepEqual(formatLogLine({ ...line, stream: 'stdout' }, false), { text: 'oops', stderr: false });
+});
+
+test('an empty answer says why: a queued job has no workers; a rank may not exist; a running job may print later', () => {
+  assert.equal(
+    noOutputNote('j1', 'queued', undefined),
+    'no output from job j1: it is queued, no worker has started yet',
+  );
+  assert.equal(
+    noOutputNote('j1', 'finished', 3),
+    'no output from rank 3 of job j1: it is finished; no rank 3, or it printed nothing',
+  );
+  assert.equal(
+    noOutputNote('j1', 'running', undefined),
+    'no output from job j1: it is running; its workers printed nothing yet (--follow waits for output)',
+  );
 });

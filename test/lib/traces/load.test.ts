@@ -32,7 +32,10 @@ describe('loadTrace', () => {
 
   test('reads anything else as a file, with the given format', () => {
     assert.equal(loadTrace(fixturePath('tiresias-60_job.csv'), { format: 'tiresias' }).format, 'tiresias');
-    assert.throws(() => loadTrace(join(dataDir, 'none.csv')), /ENOENT/);
+    assert.throws(
+      () => loadTrace(join(dataDir, 'none.csv')),
+      /^TraceFormatError: no trace file .*none\.csv; builtin traces:/,
+    );
   });
 });
 

@@ -65,4 +65,15 @@ describe('readTrace', () => {
       /unknown trace format "nope"/,
     );
   });
+
+  test('a path that is no file names itself and the builtin traces (a mistyped builtin looks like a path)', () => {
+    assert.throws(
+      () => readTrace(join(dir, 'absent.csv')),
+      (e: Error) =>
+        e instanceof TraceFormatError &&
+        e.message.startsWith(
+          `no trace file ${join(dir, 'absent.csv')}; builtin traces: philly | gavel:<jobs>:<rate>`,
+        ),
+    );
+  });
 });

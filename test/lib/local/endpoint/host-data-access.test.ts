@@ -29,6 +29,7 @@ import {
   startLocalEndpoint,
 } from '../../../../lib/local/endpoint/index.ts';
 import type { DesiredJob } from '../../../../lib/protocol/desired-state.ts';
+import { sharedDynamoDbLocal } from '../../../support/shared-dynamodb-local.ts';
 import { clientConfig } from './helpers.ts';
 
 const BUCKET = 'tessera-data';
@@ -79,7 +80,12 @@ const rejects = async (work: Promise<unknown>, code: string) => {
 };
 
 before(async () => {
-  endpoint = await startLocalEndpoint({ port: 0, sts: { clock: () => now }, s3: { hostRoleRules: true } });
+  endpoint = await startLocalEndpoint({
+    port: 0,
+    sts: { clock: () => now },
+    s3: { hostRoleRules: true },
+    ...sharedDynamoDbLocal(),
+  });
   const admin = new S3Client({ ...clientConfig(endpoint.url), forcePathStyle: true });
   await admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
   for (const key of [WORKDIR_A, WORKDIR_B])

@@ -15,6 +15,7 @@ import {
   startLocalEndpoint,
 } from '../../../../lib/local/endpoint/index.ts';
 import { SENDER_ATTRIBUTE } from '../../../../lib/local/endpoint/sqs-sender.ts';
+import { sharedDynamoDbLocal } from '../../../support/shared-dynamodb-local.ts';
 import { clientConfig } from './helpers.ts';
 
 let endpoint: LocalEndpoint;
@@ -23,7 +24,7 @@ const sqs = (credentials?: { accessKeyId: string; secretAccessKey: string }) =>
   new SQSClient({ ...clientConfig(endpoint.url), ...(credentials ? { credentials } : {}) });
 
 before(async () => {
-  endpoint = await startLocalEndpoint({ port: 0 });
+  endpoint = await startLocalEndpoint({ port: 0, ...sharedDynamoDbLocal() });
   ({ QueueUrl: queueUrl = '' } = await sqs().send(new CreateQueueCommand({ QueueName: 'senders' })));
 });
 after(async () => {

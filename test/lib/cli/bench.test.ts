@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Command } from 'commander';
+import { BENCH_SUITES } from '../../../bench/suites.ts';
+import { registerBenchCommand } from '../../../lib/cli/bench.ts';
+
+test('tessera bench --help names every suite with what it measures, within 80 columns', () => {
+  const program = new Command();
+  registerBenchCommand(program);
+  let help = '';
+  const bench = program.commands[0]!.configureOutput({ writeOut: (text) => (help += text) });
+  bench.outputHelp();
+  const listed = help.slice(help.indexOf('\nSuites:\n'));
+  for (const suite of BENCH_SUITES.values()) {
+    assert.match(listed, new RegExp(`^  ${suite.name} +\\S`, 'm'), suite.name);
+    const words = listed.replace(/\s+/g, ' ');
+    assert.ok(words.includes(suite.description.replace(/\s+/g, ' ')), `${suite.name}'s description in full`);
+  }
+  for (const line of listed.split('\n')) assert.ok(line.length <= 80, line);
+});
