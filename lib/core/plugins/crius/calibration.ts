@@ -42,7 +42,7 @@ type CellEntry = { readonly cell: string; readonly ratio: number };
 export const observe = (
   state: CellCalibrationState | undefined,
   observations: readonly Observation[],
-  activeJobs: ReadonlySet<string>,
+  activeJobs: ActiveJobs,
   previousKeys?: readonly string[],
 ): CellCalibrationState => {
   const previous = state ?? EMPTY_CALIBRATION;
@@ -80,11 +80,16 @@ export const observe = (
   return { cells: cells ?? previousCells, efficiency: efficiency ?? previous.efficiency };
 };
 
+/** The ids of the jobs still active (a set, or a map keyed by them). */
+export interface ActiveJobs {
+  has(jobId: string): boolean;
+}
+
 /** The entries of active jobs, in the order of `keys` (`Object.keys(cells)`). */
 const activeCopy = (
   cells: Readonly<Record<string, CellEntry>>,
   keys: readonly string[],
-  activeJobs: ReadonlySet<string>,
+  activeJobs: ActiveJobs,
 ): Record<string, CellEntry> => {
   const copy: Record<string, CellEntry> = {};
   for (const jobId of keys) if (activeJobs.has(jobId)) copy[jobId] = cells[jobId]!;
