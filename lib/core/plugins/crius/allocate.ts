@@ -6,7 +6,7 @@ import type { AllocateStage, Demand, Rejection, RoundContext } from '../../frame
 import type { JobState } from '../../model/job.ts';
 import { allocationGpuCount } from '../../model/plan.ts';
 import type { SchedulerState } from '../../model/state.ts';
-import { type Observation, observe } from './calibration.ts';
+import { type Observation, observeKeyed } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
 import { heldJob } from './held-job.ts';
 import {
@@ -296,7 +296,10 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     // The job ids of the calibration's records, listed once per record (most rounds keep it as it was).
     const keys =
       calibration && ctx.memo.of(calibration.cells, CELL_KEYS, () => Object.keys(calibration.cells));
-    return { ...ctx.state, cellCalibration: observe(calibration, observations, active, keys) };
+    const next = observeKeyed(calibration, observations, active, keys);
+    // The next round's record's ids, as observe made them (no listing of the record's keys).
+    ctx.memo.of(next.state.cells, CELL_KEYS, () => next.keys);
+    return { ...ctx.state, cellCalibration: next.state };
   },
 });
 
