@@ -169,12 +169,20 @@ export const rateWithOwn = (
   return raw * (state.efficiency[efficiency] ?? 1);
 };
 
-/** `calibratedRateOf` for a job with no ratio of its own on the Cell: the model's learned efficiency alone. */
 /** A Cell's value: its rate over the round's reference rate (0 without one); every Cell's value is made here. */
 export const cellValue = (rate: number, reference: number): number => (reference > 0 ? rate / reference : 0);
 
+/** `calibratedRateOf` for a job with no ratio of its own on the Cell: the model's learned efficiency alone. */
 export const modelCalibratedRate = (
   state: CellCalibrationState | undefined,
   efficiency: string,
   raw: number,
-): number => (!state || raw <= 0 ? raw : raw * (state.efficiency[efficiency] ?? 1));
+): number => rateByFactor(state, efficiencyFactor(state, efficiency), raw);
+
+/** The model's learned efficiency on a type (`efficiencyKey`) as `modelCalibratedRate` applies it: 1 without one. */
+export const efficiencyFactor = (state: CellCalibrationState | undefined, efficiency: string): number =>
+  state ? (state.efficiency[efficiency] ?? 1) : 1;
+
+/** `modelCalibratedRate` with its factor (`efficiencyFactor`) already looked up. */
+export const rateByFactor = (state: CellCalibrationState | undefined, factor: number, raw: number): number =>
+  !state || raw <= 0 ? raw : raw * factor;
