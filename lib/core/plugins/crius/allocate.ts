@@ -6,7 +6,7 @@ import type { AllocateStage, Demand, Rejection, RoundContext } from '../../frame
 import type { JobState } from '../../model/job.ts';
 import { allocationGpuCount } from '../../model/plan.ts';
 import type { SchedulerState } from '../../model/state.ts';
-import { type Observation, observe } from './calibration.ts';
+import { type Observation, observeKeyed } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
 import { heldJob } from './held-job.ts';
 import {
@@ -20,6 +20,7 @@ import {
   jobCells,
   meetsDeadline,
   rawCell,
+  roundCapacityKeys,
 } from './job-cells.ts';
 import { type ReclaimFasterOptions, reclaimFaster } from './reclaim-faster.ts';
 import {
@@ -105,12 +106,33 @@ const cellsIn = (
 ): JobCells => {
   let cells = cache.get(job.spec.id);
   if (!cells) {
-    o.estimator.learn(job.spec);
-    cells = jobCells(job, ctx, o.estimator, deadlines === o.deadlines ? o : { ...o, deadlines });
+    cells = makeCells(job, ctx, o, deadlines);
     cache.set(job.spec.id, cells);
   }
   return cells;
 };
+
+const makeCells = (
+  job: JobState,
+  ctx: RoundContext,
+  o: CriusAllocateOptions,
+  deadlines: boolean,
+  keys = roundCapacityKeys(ctx),
+): JobCells => {
+  o.estimator.learn(job.spec);
+  return jobCells(job, ctx, o.estimator, deadlines === o.deadlines ? o : { ...o, deadlines }, keys);
+};
+
+/**
+ * What `allocate` found this round, for `nextState`: the list it was given, each job's rank there and its Cells by
+ * rank (each running job's with its allocation's record). `nextState` reads them when given the very same list.
+ */
+interface AllocatePass {
+  readonly ordered: readonly JobState[];
+  readonly rank: ReadonlyMap<string, number>;
+  readonly cellsAt: readonly (JobCells | undefined)[];
+}
+const ALLOCATE_PASS = scratchKey<Map<CriusAllocateOptions, AllocatePass>>('crius allocate pass');
 
 export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
   name: o.name,
@@ -147,22 +169,28 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     const byId = { get: (id: string): JobState | undefined => byRank(ordered, rank, id) };
     const vc = new VirtualAllocation(capacity, (id) => rank.get(id) ?? 0);
     // The state (and so the calibration) is the same throughout the stage: look the round's Cells up once, then
-    // keep each job's by its rank (the search asks for them again and again).
+    // keep each job's by its rank (the search asks for them again and again). When `reject` has not made them (tessera
+    // has none), they are made here, by rank alone (no map by job id).
     const roundCache = roundCells(ctx, o, o.deadlines);
+    const rejected = roundCache.size > 0;
     const cellsAt: (JobCells | undefined)[] = new Array(ordered.length);
-    const cellsOfJob = (job: JobState): JobCells => {
-      const r = rank.get(job.spec.id)!;
+    const keys = roundCapacityKeys(ctx);
+    const cellsAtRank = (r: number): JobCells => {
       let cells = cellsAt[r];
       if (!cells) {
-        cells = cellsIn(roundCache, job, ctx, o, o.deadlines);
+        const job = ordered[r]!;
+        cells = rejected
+          ? cellsIn(roundCache, job, ctx, o, o.deadlines)
+          : makeCells(job, ctx, o, o.deadlines, keys);
         cellsAt[r] = cells;
       }
       return cells;
     };
+    const cellsOfJob = (job: JobState): JobCells => cellsAtRank(rank.get(job.spec.id)!);
+    ctx.scratch.get(ALLOCATE_PASS, () => new Map()).set(o, { ordered, rank, cellsAt });
     const cellsOf = (jobId: string): JobCells | undefined => {
       const r = rank.get(jobId);
-      if (r === undefined) return undefined;
-      return cellsAt[r] ?? cellsOfJob(ordered[r]!);
+      return r === undefined ? undefined : cellsAtRank(r);
     };
     const s: SearchContext = {
       vc,
@@ -175,13 +203,14 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     const cache = new MoveCache();
 
     const queue: JobState[] = [];
-    for (const job of ordered) {
+    for (let r = 0; r < ordered.length; r++) {
+      const job = ordered[r]!;
       if (!isHolding(job) || sharesWithEarlier(job, rank)) {
         queue.push(job);
         continue;
       }
-      const current = cellsOfJob(job).current ?? heldAsIs(job);
-      if (vc.fits(current)) vc.assign(job.spec.id, current);
+      const current = cellsAtRank(r).current ?? heldAsIs(job);
+      if (vc.fits(current)) vc.assign(job.spec.id, current, r);
       else queue.push(job); // its type shrank (hosts lost): it competes again
     }
 
@@ -224,24 +253,30 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     if (pending.length === 0) scaleUp(s, o.minScaleUpGain, () => true);
 
     const demands = new Map<string, Demand>();
-    for (const [jobId, config] of vc.entries()) {
+    vc.forEachHeld((config, jobId) => {
       demands.set(jobId, { gpuType: config.gpuType, gpus: config.gpus, cell: config.cell });
-    }
+    });
     return demands;
   },
 
   nextState(ordered, _plan, ctx): SchedulerState {
     const observations: Observation[] = [];
     const cache = roundCells(ctx, o, o.deadlines);
-    const active = new Set<string>();
+    // Given the list `allocate` was given, its ranks are the active jobs and its Cells carry the records.
+    const pass = ctx.scratch.get(ALLOCATE_PASS, () => new Map()).get(o);
+    const found = pass?.ordered === ordered ? pass : undefined;
+    const active: { has(jobId: string): boolean } = found ? found.rank : new Set(ordered.map(idOf));
     const capacity = heldCapacityKey(ctx);
-    for (const job of ordered) {
-      active.add(job.spec.id);
+    for (let i = 0; i < ordered.length; i++) {
+      const job = ordered[i]!;
       if (!isHolding(job) || !(job.measuredThroughput !== undefined && job.measuredThroughput > 0)) continue;
       // The Cell it holds, as `JobCells.current` has it (its type and key do not depend on the calibration): from its
-      // allocation's record, made with its Cells if this round has not made them.
-      const record = heldJob(job, ctx, o.estimator, capacity);
-      if (!record.heldMade) cellsIn(cache, job, ctx, o, o.deadlines);
+      // allocation's record (the one its Cells were made with this round), made with its Cells if not made yet.
+      let record = found?.cellsAt[i]?.heldRecord;
+      if (!record) {
+        record = heldJob(job, ctx, o.estimator, capacity);
+        if (!record.heldMade) cellsIn(cache, job, ctx, o, o.deadlines);
+      }
       const held = record.held;
       if (!held) continue;
       // The raw estimate behind the calibrated rate: undo the calibration the config carries.
@@ -261,11 +296,16 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
     // The job ids of the calibration's records, listed once per record (most rounds keep it as it was).
     const keys =
       calibration && ctx.memo.of(calibration.cells, CELL_KEYS, () => Object.keys(calibration.cells));
-    return { ...ctx.state, cellCalibration: observe(calibration, observations, active, keys) };
+    const next = observeKeyed(calibration, observations, active, keys);
+    // The next round's record's ids, as observe made them (no listing of the record's keys).
+    ctx.memo.of(next.state.cells, CELL_KEYS, () => next.keys);
+    return { ...ctx.state, cellCalibration: next.state };
   },
 });
 
 const CELL_KEYS = memoKey<readonly string[]>('crius calibrated job ids');
+
+const idOf = (job: JobState): string => job.spec.id;
 
 /** The job of `ordered` with this id (the last, as a map of them would hold), or undefined. */
 const byRank = (

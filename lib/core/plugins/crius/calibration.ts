@@ -42,16 +42,31 @@ type CellEntry = { readonly cell: string; readonly ratio: number };
 export const observe = (
   state: CellCalibrationState | undefined,
   observations: readonly Observation[],
-  activeJobs: ReadonlySet<string>,
+  activeJobs: ActiveJobs,
   previousKeys?: readonly string[],
-): CellCalibrationState => {
+): CellCalibrationState => observeKeyed(state, observations, activeJobs, previousKeys).state;
+
+/**
+ * `observe`, with the job ids of the new state's `cells` record in its order (`Object.keys(state.cells)`), made as
+ * the record is: the kept ids in their order, then the new ones as they were added (ids that are array indices, which
+ * objects order first, are listed by `Object.keys` instead).
+ */
+export const observeKeyed = (
+  state: CellCalibrationState | undefined,
+  observations: readonly Observation[],
+  activeJobs: ActiveJobs,
+  previousKeys?: readonly string[],
+): { readonly state: CellCalibrationState; readonly keys: readonly string[] } => {
   const previous = state ?? EMPTY_CALIBRATION;
   const previousCells = previous.cells;
   const keys = previousKeys ?? Object.keys(previousCells);
   let cells: Record<string, CellEntry> | undefined;
+  let cellKeys: string[] | undefined;
+  let indexLike = false;
   for (const jobId of keys) {
     if (activeJobs.has(jobId)) continue;
-    cells = activeCopy(previousCells, keys, activeJobs);
+    cellKeys = [];
+    cells = activeCopy(previousCells, keys, activeJobs, cellKeys);
     break;
   }
   let efficiency: Record<string, number> | undefined;
@@ -63,7 +78,14 @@ export const observe = (
     const same = own !== undefined && own.cell === o.cell;
     const next = same ? CELL_ALPHA * ratio + (1 - CELL_ALPHA) * own.ratio : ratio;
     if (!(same && next === own.ratio)) {
-      cells ??= activeCopy(previousCells, keys, activeJobs);
+      if (!cells) {
+        cellKeys = [];
+        cells = activeCopy(previousCells, keys, activeJobs, cellKeys);
+      }
+      if (!Object.hasOwn(cells, o.jobId)) {
+        cellKeys!.push(o.jobId);
+        indexLike ||= ARRAY_INDEX.test(o.jobId);
+      }
       cells[o.jobId] = { cell: o.cell, ratio: next };
     }
     const key = o.efficiency ?? efficiencyKey(o.model, o.gpuType);
@@ -75,19 +97,37 @@ export const observe = (
       efficiency[key] = factor;
     }
   }
-  if (!state) return { cells: cells ?? {}, efficiency: efficiency ?? {} };
-  if (!cells && !efficiency) return state;
-  return { cells: cells ?? previousCells, efficiency: efficiency ?? previous.efficiency };
+  const newKeys = !cells ? (state ? keys : []) : indexLike ? Object.keys(cells) : cellKeys!;
+  if (!state) return { state: { cells: cells ?? {}, efficiency: efficiency ?? {} }, keys: newKeys };
+  if (!cells && !efficiency) return { state, keys: newKeys };
+  return {
+    state: { cells: cells ?? previousCells, efficiency: efficiency ?? previous.efficiency },
+    keys: newKeys,
+  };
 };
+
+/** Keys objects order first (ascending), before every other key: the canonical array indices and more. */
+const ARRAY_INDEX = /^\d+$/;
+
+/** The ids of the jobs still active (a set, or a map keyed by them). */
+export interface ActiveJobs {
+  has(jobId: string): boolean;
+}
 
 /** The entries of active jobs, in the order of `keys` (`Object.keys(cells)`). */
 const activeCopy = (
   cells: Readonly<Record<string, CellEntry>>,
   keys: readonly string[],
-  activeJobs: ReadonlySet<string>,
+  activeJobs: ActiveJobs,
+  /** Receives the copy's keys, in order. */
+  kept: string[],
 ): Record<string, CellEntry> => {
   const copy: Record<string, CellEntry> = {};
-  for (const jobId of keys) if (activeJobs.has(jobId)) copy[jobId] = cells[jobId]!;
+  for (const jobId of keys) {
+    if (!activeJobs.has(jobId)) continue;
+    copy[jobId] = cells[jobId]!;
+    kept.push(jobId);
+  }
   return copy;
 };
 
@@ -129,12 +169,20 @@ export const rateWithOwn = (
   return raw * (state.efficiency[efficiency] ?? 1);
 };
 
-/** `calibratedRateOf` for a job with no ratio of its own on the Cell: the model's learned efficiency alone. */
 /** A Cell's value: its rate over the round's reference rate (0 without one); every Cell's value is made here. */
 export const cellValue = (rate: number, reference: number): number => (reference > 0 ? rate / reference : 0);
 
+/** `calibratedRateOf` for a job with no ratio of its own on the Cell: the model's learned efficiency alone. */
 export const modelCalibratedRate = (
   state: CellCalibrationState | undefined,
   efficiency: string,
   raw: number,
-): number => (!state || raw <= 0 ? raw : raw * (state.efficiency[efficiency] ?? 1));
+): number => rateByFactor(state, efficiencyFactor(state, efficiency), raw);
+
+/** The model's learned efficiency on a type (`efficiencyKey`) as `modelCalibratedRate` applies it: 1 without one. */
+export const efficiencyFactor = (state: CellCalibrationState | undefined, efficiency: string): number =>
+  state ? (state.efficiency[efficiency] ?? 1) : 1;
+
+/** `modelCalibratedRate` with its factor (`efficiencyFactor`) already looked up. */
+export const rateByFactor = (state: CellCalibrationState | undefined, factor: number, raw: number): number =>
+  !state || raw <= 0 ? raw : raw * factor;

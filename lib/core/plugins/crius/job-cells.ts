@@ -60,6 +60,8 @@ export interface JobCells {
    * entry of its type and count, and no other difference: a search may read it instead of making the job's own list.
    */
   readonly shared?: SharedCells | undefined;
+  /** A running job's allocation record these Cells were made with (`held-job.ts`), when they came from one. */
+  readonly heldRecord?: HeldJob | undefined;
 }
 
 /** The Cells every job of a shape shares this round (`shared-cells.ts`). */
@@ -243,13 +245,14 @@ const STATIC_CELLS = memoKey<(SpecStatics | undefined)[]>('crius raw cells');
 interface SpecStatics extends StaticEntry {
   readonly capacity: string;
 }
-const CAPACITY_KEY = scratchKey<readonly [string, string, string]>('capacity key');
+type CapacityKeys = readonly [string, string, string];
+const CAPACITY_KEY = scratchKey<CapacityKeys>('capacity key');
 
 /**
  * The round's capacity as a key, without count scaling, with it, and with it and one-host counts: made once per
  * round, not once per job.
  */
-const capacityKey = (ctx: RoundContext): readonly [string, string, string] =>
+const capacityKey = (ctx: RoundContext): CapacityKeys =>
   ctx.scratch.get(CAPACITY_KEY, () => {
     const capacity = [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(',');
     return [
@@ -345,12 +348,13 @@ export const jobCells = (
   ctx: RoundContext,
   estimator: CellEstimator,
   options: CellOptions,
+  /** `roundCapacityKeys(ctx)`, when the caller holds them (one lookup per round, not one per job). */
+  keys: CapacityKeys = capacityKey(ctx),
 ): JobCells => {
   const spec = job.spec;
   const fromSharedCells = options.typeScaling && !(options.deadlines && spec.deadline !== undefined);
   // A running job: one lookup of its allocation's record gives its raw Cells and its held Cell.
   if (fromSharedCells && isHolding(job)) {
-    const keys = capacityKey(ctx);
     const record = heldJob(job, ctx, estimator, keys[0]);
     const key = keys[countSlot(options)];
     if (record.staticsKey !== key || !record.statics) {
@@ -498,6 +502,7 @@ const fromShared = (
     current,
     shared,
     ownElsewhere ? ownCell(calibration!, job, reference) : undefined,
+    record,
   );
 };
 
@@ -525,6 +530,9 @@ const ownCell =
     }
     return undefined;
   };
+
+/** The round's capacity keys (`jobCells`'s `keys`). */
+export const roundCapacityKeys = (ctx: RoundContext): CapacityKeys => capacityKey(ctx);
 
 /** The round's capacity key the records of held Cells are made for (`heldJob`'s `capacity`). */
 export const heldCapacityKey = (ctx: RoundContext): string => capacityKey(ctx)[0];

@@ -1,4 +1,5 @@
 import type { JobState } from '../../model/job.ts';
+import type { HeldJob } from './held-job.ts';
 import type { CellConfig, JobCells, SharedCells } from './job-cells.ts';
 import type { ShapeCells, SharedConfigs } from './shared-cells.ts';
 
@@ -26,6 +27,8 @@ export class OwnCells implements JobCells {
     private readonly all: ShapeCells,
     /** Finds the job's own Cell where its own ratio was observed; undefined when that is the held Cell or none. */
     private readonly elsewhere?: Elsewhere,
+    /** The job's allocation record, when the caller looked it up (`nextState` reads its held Cell there). */
+    readonly heldRecord?: HeldJob,
   ) {
     this.shared = elsewhere ? undefined : all;
   }

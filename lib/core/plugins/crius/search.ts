@@ -94,8 +94,12 @@ const candidateMoves = (type: GpuTypeId, s: SearchContext): Candidates => {
     if (!from || !cells) continue;
     let maxFreed = 0;
     let bestDown: Move | undefined;
-    for (const to of cells.configs) {
+    // Holding its Cell, a job's list is its shape's shared one but for the entry of its held type and count, which
+    // frees nothing: the shared list gives the same moves in the same order without making the job's own.
+    const shared = from === cells.current ? cells.shared : undefined;
+    for (const to of shared ? shared.configs : cells.configs) {
       work++;
+      if (shared && to.gpuType === from.gpuType && to.gpus === from.gpus) continue;
       const freed = to.gpuType === type ? from.gpus - to.gpus : from.gpus;
       if (freed <= 0) continue;
       maxFreed = Math.max(maxFreed, freed);
@@ -240,35 +244,51 @@ export const applyChoice = (choice: Choice, vc: VirtualAllocation): void => {
 export const scaleUp = (s: SearchContext, minGain: number, eligible: (jobId: string) => boolean): Move[] => {
   const done: Move[] = [];
   while (done.length < s.depth && !s.budget.exhausted) {
-    let best: Move | undefined;
-    let bestGain = 0;
-    for (const [jobId, from] of s.vc.entries()) {
-      if (!eligible(jobId) || done.some((m) => m.jobId === jobId)) continue;
-      const cells = s.cellsOf(jobId);
-      if (!cells) continue;
-      // Holding its Cell, a job's list is its shape's shared one less the entry of its held type and count: when even
-      // the best of those gains too little (the usual case), neither list is made.
-      const shared = from === cells.current ? cells.shared : undefined;
-      s.budget.spend(shared ? shared.size : cells.configs.length);
-      if (shared) {
-        const most = shared.best - from.value;
-        if (most <= minGain * from.value || most <= bestGain) continue;
-      }
-      for (const to of shared ? shared.configs : cells.configs) {
-        const gain = to.value - from.value;
-        // Best value first: no later Cell gains more.
-        if (gain <= minGain * from.value || gain <= bestGain) break;
-        if (shared && to.gpuType === from.gpuType && to.gpus === from.gpus) continue;
-        if (s.scaleUpPays && !s.scaleUpPays(jobId, from, to)) continue;
-        const extra = to.gpuType === from.gpuType ? to.gpus - from.gpus : to.gpus;
-        if (extra > s.vc.free(to.gpuType)) continue;
-        best = { jobId, from, to, freed: 0, loss: -gain };
-        bestGain = gain;
-      }
-    }
+    const best = bestScaleUp(s, minGain, eligible, done);
     if (!best) break;
     s.vc.assign(best.jobId, best.to);
     done.push(best);
   }
   return done;
+};
+
+/** The scale-up move that gains most among the holders not moved yet (one pass over them, no object per holder). */
+const bestScaleUp = (
+  s: SearchContext,
+  minGain: number,
+  eligible: (jobId: string) => boolean,
+  done: readonly Move[],
+): Move | undefined => {
+  let best: Move | undefined;
+  let bestGain = 0;
+  s.vc.forEachHeld((from, jobId) => {
+    if (!eligible(jobId) || movedAlready(done, jobId)) return;
+    const cells = s.cellsOf(jobId);
+    if (!cells) return;
+    // Holding its Cell, a job's list is its shape's shared one less the entry of its held type and count: when even
+    // the best of those gains too little (the usual case), neither list is made.
+    const shared = from === cells.current ? cells.shared : undefined;
+    s.budget.spend(shared ? shared.size : cells.configs.length);
+    if (shared) {
+      const most = shared.best - from.value;
+      if (most <= minGain * from.value || most <= bestGain) return;
+    }
+    for (const to of shared ? shared.configs : cells.configs) {
+      const gain = to.value - from.value;
+      // Best value first: no later Cell gains more.
+      if (gain <= minGain * from.value || gain <= bestGain) break;
+      if (shared && to.gpuType === from.gpuType && to.gpus === from.gpus) continue;
+      if (s.scaleUpPays && !s.scaleUpPays(jobId, from, to)) continue;
+      const extra = to.gpuType === from.gpuType ? to.gpus - from.gpus : to.gpus;
+      if (extra > s.vc.free(to.gpuType)) continue;
+      best = { jobId, from, to, freed: 0, loss: -gain };
+      bestGain = gain;
+    }
+  });
+  return best;
+};
+
+const movedAlready = (done: readonly Move[], jobId: string): boolean => {
+  for (const m of done) if (m.jobId === jobId) return true;
+  return false;
 };

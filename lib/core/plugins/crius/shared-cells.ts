@@ -1,5 +1,11 @@
 import type { GpuTypeId } from '../../model/gpu.ts';
-import { calibratedRateOf, cellValue, modelCalibratedRate } from './calibration.ts';
+import {
+  calibratedRateOf,
+  cellValue,
+  efficiencyFactor,
+  modelCalibratedRate,
+  rateByFactor,
+} from './calibration.ts';
 import type { CellConfig, Raw, SharedCells, StaticCell, StaticCells } from './job-cells.ts';
 import { byValue } from './own-cells.ts';
 import type { CellCalibrationState } from './state.ts';
@@ -86,9 +92,10 @@ const bestValue = (calibration: CellCalibrationState | undefined, statics: Stati
   const { reference } = statics;
   let best = Number.NEGATIVE_INFINITY;
   for (const t of statics.typeBest) {
-    const factor = calibration ? (calibration.efficiency[t.efficiencyKey] ?? 1) : 1;
+    // One lookup of the factor per type: `modelCalibratedRate` is `rateByFactor` of it.
+    const factor = efficiencyFactor(calibration, t.efficiencyKey);
     if (!(factor > 0)) return bestValueByCell(calibration, statics);
-    const value = cellValue(modelCalibratedRate(calibration, t.efficiencyKey, t.rate), reference);
+    const value = cellValue(rateByFactor(calibration, factor, t.rate), reference);
     if (value > best) best = value;
   }
   return best;

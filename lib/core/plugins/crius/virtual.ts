@@ -5,8 +5,9 @@ import type { CellConfig } from './job-cells.ts';
 interface TypeSlot {
   free: number;
   readonly jobs: Set<string>;
-  /** Holders by arrival rank, ascending (for opportunistic execution's "who came later"). */
-  readonly ranked: { rank: number; jobId: string }[];
+  /** Holders by arrival rank, ascending (for opportunistic execution's "who came later"): ranks and ids alike. */
+  readonly ranks: number[];
+  readonly rankedIds: string[];
   version: number;
 }
 
@@ -31,8 +32,10 @@ export class VirtualAllocation {
 
   /** Jobs holding `type` whose rank is above `after`, latest first. */
   *holdersAfter(type: GpuTypeId, after: number): Generator<string> {
-    const list = this.types.get(type)?.ranked ?? [];
-    for (let i = list.length - 1; i >= 0 && list[i]!.rank > after; i--) yield list[i]!.jobId;
+    const slot = this.types.get(type);
+    if (!slot) return;
+    const { ranks, rankedIds } = slot;
+    for (let i = ranks.length - 1; i >= 0 && ranks[i]! > after; i--) yield rankedIds[i]!;
   }
 
   free(type: GpuTypeId): number {
@@ -51,6 +54,11 @@ export class VirtualAllocation {
     return this.held.entries();
   }
 
+  /** Each holder and its Cell, in the order of `entries` (no entry object per holder). */
+  forEachHeld(visit: (config: CellConfig, jobId: string) => void): void {
+    this.held.forEach(visit);
+  }
+
   get size(): number {
     return this.held.size;
   }
@@ -64,8 +72,11 @@ export class VirtualAllocation {
     return this.free(config.gpuType) >= config.gpus;
   }
 
-  /** Gives `jobId` the Cell `config` (replacing what it held); throws when the GPUs are not free. */
-  assign(jobId: string, config: CellConfig): void {
+  /**
+   * Gives `jobId` the Cell `config` (replacing what it held); throws when the GPUs are not free. `rank`: the job's
+   * rank, when the caller knows it.
+   */
+  assign(jobId: string, config: CellConfig, rank: number = this.rank(jobId)): void {
     this.release(jobId);
     const slot = this.slot(config.gpuType);
     if (slot.free < config.gpus) {
@@ -76,13 +87,17 @@ export class VirtualAllocation {
     slot.free -= config.gpus;
     this.held.set(jobId, config);
     slot.jobs.add(jobId);
-    const { ranked } = slot;
-    const r = this.rank(jobId);
-    let at = ranked.length;
-    while (at > 0 && ranked[at - 1]!.rank > r) at--;
+    const { ranks, rankedIds } = slot;
+    let at = ranks.length;
+    while (at > 0 && ranks[at - 1]! > rank) at--;
     // Holders are mostly assigned in rank order: then the new one goes last.
-    if (at === ranked.length) ranked.push({ rank: r, jobId });
-    else ranked.splice(at, 0, { rank: r, jobId });
+    if (at === ranks.length) {
+      ranks.push(rank);
+      rankedIds.push(jobId);
+    } else {
+      ranks.splice(at, 0, rank);
+      rankedIds.splice(at, 0, jobId);
+    }
     slot.version++;
   }
 
@@ -93,8 +108,11 @@ export class VirtualAllocation {
     const slot = this.slot(previous.gpuType);
     slot.free += previous.gpus;
     slot.jobs.delete(jobId);
-    const at = slot.ranked.findIndex((e) => e.jobId === jobId);
-    if (at >= 0) slot.ranked.splice(at, 1);
+    const at = slot.rankedIds.indexOf(jobId);
+    if (at >= 0) {
+      slot.ranks.splice(at, 1);
+      slot.rankedIds.splice(at, 1);
+    }
     slot.version++;
   }
 
@@ -108,7 +126,7 @@ export class VirtualAllocation {
   private slot(type: GpuTypeId): TypeSlot {
     let slot = this.types.get(type);
     if (!slot) {
-      slot = { free: 0, jobs: new Set(), ranked: [], version: 0 };
+      slot = { free: 0, jobs: new Set(), ranks: [], rankedIds: [], version: 0 };
       this.types.set(type, slot);
     }
     return slot;

@@ -8,6 +8,7 @@ import {
   EFFICIENCY_ALPHA,
   type Observation,
   observe,
+  observeKeyed,
 } from '../../../../../lib/core/plugins/crius/calibration.ts';
 import type { CellCalibrationState } from '../../../../../lib/core/plugins/crius/state.ts';
 
@@ -151,5 +152,37 @@ describe('calibration, copy on write', () => {
     assert.notEqual(third.cells, second.cells);
     assert.equal(third.efficiency, second.efficiency);
     assert.deepEqual(Object.keys(third.cells), ['b']);
+  });
+
+  test("property: the keys observeKeyed lists are the new record's Object.keys, in order (array-index ids too)", () => {
+    const ids = ['a', 'b', '7', '12', '007', 'constructor', 'z'];
+    const keyedRound = fc.record({
+      observations: fc.array(
+        fc.record({
+          jobId: fc.constantFrom(...ids),
+          model: fc.constantFrom('bert', 'gpt'),
+          gpuType: fc.constantFrom('A40', 'V100'),
+          cell: fc.constantFrom('A40|4|1', 'V100|4|1'),
+          measured: fc.constantFrom(0, 0.9, 1, 1.2),
+          estimated: fc.constantFrom(1, 1.1),
+        }),
+        { maxLength: 6 },
+      ),
+      active: fc.subarray(ids, { minLength: 2 }),
+    });
+    fc.assert(
+      fc.property(fc.array(keyedRound, { minLength: 1, maxLength: 20 }), (rounds) => {
+        let state: CellCalibrationState | undefined;
+        let keys: readonly string[] | undefined;
+        for (const r of rounds) {
+          const next = observeKeyed(state, r.observations, new Set(r.active), keys);
+          assert.deepEqual(next.keys, Object.keys(next.state.cells));
+          assert.deepEqual(next.state, observe(state, r.observations, new Set(r.active)));
+          state = next.state;
+          keys = next.keys;
+        }
+      }),
+      { numRuns: 300, seed: 9 },
+    );
   });
 });
