@@ -5,6 +5,7 @@ import type { HostSlice } from '../../model/cluster.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobState } from '../../model/job.ts';
 import { type Allocation, type Plan, sameGpus } from '../../model/plan.ts';
+import { allocateSparingGuaranteed } from './claims-spare-guaranteed.ts';
 import {
   allocationCounts,
   countOf,
@@ -38,6 +39,8 @@ export interface ElasticTierOptions extends JobModelOptions, InterJobOptions {
    * still grow on idle GPUs. Without claims elastic jobs are purely best-effort (EasyScale's own policy).
    */
   readonly claims?: boolean;
+  /** With claims: a claim never shrinks or suspends a guaranteed holder (`claims-spare-guaranteed.ts`). */
+  readonly spareGuaranteed?: boolean;
 }
 
 export const DEFAULT_ELASTIC_TIER: ElasticTierOptions = { homogeneousOnly: false };
@@ -103,10 +106,14 @@ export const elasticAllocate = (
   allocate: (ordered, ctx) => {
     // Most rounds of most workloads have no elastic job: the inner stage alone, on the very list it would be given.
     if (!ordered.some(isElastic)) return inner.allocate(ordered, ctx);
-    const admitted = inner.allocate(
-      options.claims ? ordered.map(rigidView) : ordered.filter((j) => !isElastic(j)),
-      ctx,
-    );
+    const admitted = !options.claims
+      ? inner.allocate(
+          ordered.filter((j) => !isElastic(j)),
+          ctx,
+        )
+      : options.spareGuaranteed
+        ? allocateSparingGuaranteed(inner.allocate, ordered, ordered.map(rigidView), ctx, isElastic)
+        : inner.allocate(ordered.map(rigidView), ctx);
     // Elastic jobs the guaranteed allocation admitted run as it sized them (rigid, like any job in the order); the
     // others share the GPUs that are left, as best-effort elastic jobs.
     const demands = new Map(admitted);

@@ -63,5 +63,5 @@ export const tessera: Policy = {
   ...guaranteed,
   description:
     "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers, re-consolidation of running jobs and growth only where it pays; Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling; EasyScale's elastic tier: elastic jobs compete in the order, rigid where admitted, elastic on idle GPUs otherwise.",
-  ...withElasticTier(guaranteed, { homogeneousOnly: false, claims: true }),
+  ...withElasticTier(guaranteed, { homogeneousOnly: false, claims: true, spareGuaranteed: true }),
 };
