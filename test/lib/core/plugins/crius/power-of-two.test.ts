@@ -16,9 +16,15 @@ describe('integer power-of-two helpers', () => {
   });
 
   test('roundToPowerOfTwo still rounds in log scale, to at least one', () => {
-    assert.deepEqual(
-      [0.3, 1, 1.4, 1.5, 3, 5.6, 6, 2 ** 31 + 5].map(roundToPowerOfTwo),
-      [1, 1, 1, 2, 4, 4, 8, 2 ** 31],
-    );
+    assert.deepEqual([0.3, 1, 1.4, 1.5, 3, 5.6, 6, 2 ** 31 + 5].map(roundToPowerOfTwo), [
+      1,
+      1,
+      1,
+      2,
+      4,
+      4,
+      8,
+      2 ** 31,
+    ]);
   });
 });
