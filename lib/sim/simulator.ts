@@ -15,6 +15,7 @@ import { UserModelPerfModel } from '../core/perf/user-models.ts';
 import { elasticExecutorThroughput } from './elastic.ts';
 import { bestElasticRate } from './elastic-lower-bound.ts';
 import { trueIterations } from './length-noise.ts';
+import { uniformSpec } from './uniform-spec.ts';
 import { SimulatedProfiles } from './user-models.ts';
 
 export interface SimConfig {
@@ -495,7 +496,10 @@ export const simulate = (input: SimInput): SimResult => {
     }
     while (nextArrival < arrivals.length && arrivals[nextArrival]!.submitTime <= now) {
       const spec = arrivals[nextArrival++]!;
-      const job = newSimJob(spec, trueIterations(config.seed, spec.id, spec.iterations, config.lengthNoise));
+      const job = newSimJob(
+        uniformSpec(spec),
+        trueIterations(config.seed, spec.id, spec.iterations, config.lengthNoise),
+      );
       all.push(job);
       active.set(spec.id, job);
       changed = true;

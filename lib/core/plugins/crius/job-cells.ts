@@ -12,6 +12,7 @@ import { efficiencyKey, rateWithOwn } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
 import { calibratedHeld, type HeldCell, type HeldJob, heldJob } from './held-job.ts';
 import { byValue, type Elsewhere, OwnCells } from './own-cells.ts';
+import { halfFloor, twoToThe } from './power-of-two.ts';
 import { makeConfig, type SharedConfigs, shapeCells } from './shared-cells.ts';
 import type { CellCalibrationState } from './state.ts';
 
@@ -83,10 +84,10 @@ export const cellKey = (gpuType: GpuTypeId, gpus: number, stages: number): strin
  */
 export const countsFor = (requested: number, countScaling: boolean, hostGpus?: number): number[] => {
   if (!countScaling) return [requested];
-  const half = Math.floor(requested / 2);
+  const half = halfFloor(requested);
   const counts = [...(half >= 1 ? [half] : []), requested, 2 * requested];
   if (hostGpus !== undefined && hostGpus >= 1 && half > hostGpus)
-    counts.unshift(2 ** Math.floor(Math.log2(hostGpus)));
+    counts.unshift(twoToThe(Math.floor(Math.log2(hostGpus))));
   return [...new Set(counts)];
 };
 

@@ -10,6 +10,7 @@
  * over-provisioned stage while the sum exceeds G, double the most under-provisioned one while it fits; a split
  * that still does not sum to G is rejected.
  */
+import { halfFloor, twoToThe } from './power-of-two.ts';
 
 export interface StageChainLayer {
   readonly flops: number;
@@ -31,7 +32,7 @@ export const fractionalGpus = (layers: readonly StageChainLayer[], gpus: number)
 };
 
 /** Nearest power of two in log scale, at least 1. */
-export const roundToPowerOfTwo = (x: number): number => (x <= 1 ? 1 : 2 ** Math.round(Math.log2(x)));
+export const roundToPowerOfTwo = (x: number): number => (x <= 1 ? 1 : twoToThe(Math.round(Math.log2(x))));
 
 /** How far rounding moves a stage from its FLOP share, in octaves. */
 const distortion = (assigned: number, share: number): number =>
@@ -150,7 +151,7 @@ const repair = (
     for (let k = 0; k < counts.length; k++)
       if (counts[k]! > 1 && (pick < 0 || ratio(k) > ratio(pick))) pick = k;
     if (pick < 0) return undefined;
-    counts[pick] = counts[pick]! / 2;
+    counts[pick] = halfFloor(counts[pick]!); // a power of two > 1: exact
     sum -= counts[pick]!;
   }
   while (sum < gpus) {
