@@ -14,7 +14,7 @@ import { relabelWithinRacks } from './relabel-within-racks.ts';
 import { scaleUpPays } from './scale-up-pays.ts';
 
 /**
- * Guaranteed jobs, one job per stage:
+ * Guaranteed jobs, one job per stage (exported so that tests and benches can put other elastic tiers around it):
  * - order: shortest remaining time first with a makespan guard (the only stage that decides who goes first);
  * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
  *   from jobs later in the order, also when elastic jobs there hold GPUs of a Cell ≥ 10 % faster than the one it
@@ -30,7 +30,7 @@ import { scaleUpPays } from './scale-up-pays.ts';
  *   place stage so that the elastic tier sees the final plan (elastic, possibly heterogeneous, allocations are never
  *   packed or relabelled).
  */
-const guaranteed: Policy = {
+export const tesseraGuaranteedStages: Policy = {
   name: 'tessera',
   description: '',
   order: srtfWithMakespanGuard,
@@ -60,8 +60,12 @@ const guaranteed: Policy = {
  * compete in the order like any job and run elastic on the GPUs left idle when the order does not admit them.
  */
 export const tessera: Policy = {
-  ...guaranteed,
+  ...tesseraGuaranteedStages,
   description:
     "Tessera: SRTF with a makespan guard; Crius Cell allocation (type × count × stages) in that order; consolidated placement with Dally's cost-aware delay timers, re-consolidation of running jobs and growth only where it pays; Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling; EasyScale's elastic tier: elastic jobs compete in the order, rigid where admitted, elastic on idle GPUs otherwise.",
-  ...withElasticTier(guaranteed, { homogeneousOnly: false, claims: true, spareGuaranteed: true }),
+  ...withElasticTier(tesseraGuaranteedStages, {
+    homogeneousOnly: false,
+    claims: true,
+    spareGuaranteed: true,
+  }),
 };

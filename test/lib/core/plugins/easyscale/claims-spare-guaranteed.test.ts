@@ -3,8 +3,18 @@ import { describe, test } from 'node:test';
 import type { Demand } from '../../../../../lib/core/framework/stages.ts';
 import type { JobState } from '../../../../../lib/core/model/job.ts';
 import { allocateSparingGuaranteed } from '../../../../../lib/core/plugins/easyscale/claims-spare-guaranteed.ts';
-import { isElasticJob } from '../../../../../lib/core/plugins/easyscale/tier.ts';
-import { cluster, on, queued, running, stageContext } from '../../../../support/fixtures.ts';
+import { isElasticJob, withElasticTier } from '../../../../../lib/core/plugins/easyscale/tier.ts';
+import { tessera, tesseraGuaranteedStages } from '../../../../../lib/core/plugins/tessera/policy.ts';
+import { simulate } from '../../../../../lib/sim/simulator.ts';
+import {
+  cluster,
+  linearPerf,
+  on,
+  queued,
+  running,
+  spec,
+  stageContext,
+} from '../../../../support/fixtures.ts';
 
 const elastic = { maxP: 8, minGpus: 0, heterogeneous: false };
 const gpus8 = cluster([{ gpuType: 'v100', hosts: 2, gpusPerHost: 4 }]);
@@ -60,5 +70,43 @@ describe('a claim that lost its slot does not shrink guaranteed holders to win G
     };
     allocateSparingGuaranteed(keepAll, jobs, jobs, ctx, isElasticJob);
     assert.equal(calls, 1);
+  });
+});
+
+describe('in tessera, through the simulator', () => {
+  // G holds one machine, the claim E the other; the short N arrives at t = 100 and, first in SRTF's order, takes E's
+  // machine. Which GPUs each job holds in that round, with the rule (tessera) and without it.
+  const jobs = [
+    spec({ id: 'G', gpus: 4, iterations: 40_000, submitTime: 0 }),
+    spec({ id: 'E', gpus: 4, iterations: 12_000, submitTime: 10, elastic }),
+    spec({ id: 'N', gpus: 4, iterations: 2_400, submitTime: 100 }),
+  ];
+  const countsAt = (policy: typeof tessera, at: number): Record<string, number> => {
+    let counts: Record<string, number> = {};
+    simulate({
+      cluster: gpus8,
+      jobs,
+      policy,
+      perf: linearPerf(),
+      config: { roundSeconds: 60, restartSeconds: 30, seed: 0 },
+      onRound: (now, out) => {
+        if (now !== at) return;
+        counts = {};
+        for (const [id, a] of out.plan) counts[id] = a.slices.reduce((n, s) => n + s.gpus.length, 0);
+      },
+    });
+    return counts;
+  };
+
+  test('the arrival takes the claim machine and the guaranteed job keeps all of its GPUs', () => {
+    assert.deepEqual(countsAt(tessera, 100), { G: 4, N: 4 });
+  });
+
+  test('without the rule the displaced claim wins half of the guaranteed job back in that round', () => {
+    const withoutRule = {
+      ...tessera,
+      ...withElasticTier(tesseraGuaranteedStages, { homogeneousOnly: false, claims: true }),
+    };
+    assert.deepEqual(countsAt(withoutRule, 100), { G: 2, N: 4, E: 2 });
   });
 });
