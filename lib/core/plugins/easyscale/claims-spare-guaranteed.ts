@@ -1,6 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { Demand, RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
+import { allocationGpuCount } from '../../model/plan.ts';
 
 type Allocate = (ordered: readonly JobState[], ctx: RoundContext) => Map<string, Demand>;
 
@@ -16,21 +17,17 @@ const displacedGuaranteed = (
   const out = new Set<string>();
   for (const job of ordered) {
     if (isElastic(job) || !isHolding(job)) continue;
-    const d = demands.get(job.spec.id);
-    if (!d || d.gpuType !== job.allocation!.gpuType || d.gpus < heldGpus(job)) out.add(job.spec.id);
+    if (!keeps(job, demands)) out.add(job.spec.id);
   }
   return out;
 };
 
+/** The allocation gives a holder at least the GPUs it holds, of the same type. */
 const keeps = (job: JobState, demands: ReadonlyMap<string, Demand>): boolean => {
   const d = demands.get(job.spec.id);
-  return d !== undefined && d.gpuType === job.allocation!.gpuType && d.gpus >= heldGpus(job);
-};
-
-const heldGpus = (job: JobState): number => {
-  let n = 0;
-  for (const s of job.allocation!.slices) n += s.gpus.length;
-  return n;
+  return (
+    d !== undefined && d.gpuType === job.allocation!.gpuType && d.gpus >= allocationGpuCount(job.allocation!)
+  );
 };
 
 /**
