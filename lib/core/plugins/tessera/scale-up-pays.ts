@@ -1,7 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
-import { efficiencyKey } from '../crius/calibration.ts';
+import { efficiencyFactor, efficiencyKey } from '../crius/calibration.ts';
 import type { CellConfig } from '../crius/job-cells.ts';
 import { estimatedRemainingIterations } from './order.ts';
 
@@ -33,7 +33,7 @@ export const scaleUpPays = (
     const job = byId.get(jobId);
     if (!job || !(from.rate > 0)) return false;
     const own = calibration?.cells[jobId];
-    const efficiency = (type: string) => calibration?.efficiency[efficiencyKey(job.spec.model, type)] ?? 1;
+    const efficiency = (type: string) => efficiencyFactor(calibration, efficiencyKey(job.spec.model, type));
     // The job's measured ratio over its model's efficiency on the type it holds: its own deviation.
     const deviation =
       own && own.cell === from.key && to.gpuType === from.gpuType ? own.ratio / efficiency(from.gpuType) : 1;
