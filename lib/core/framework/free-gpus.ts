@@ -343,8 +343,9 @@ export class FreeGpus {
       for (const g of [layout.rackOf[i]!, layout.networkOf[i]!]) back.set(g, (back.get(g) ?? 0) + n);
     }
     if (maxLevel === 'machine') return false;
-    const groups = maxLevel === 'rack' ? index.racks : [...index.racks, ...index.networks];
-    for (const g of groups) if (this.groupFree[g]! + (back.get(g) ?? 0) >= count) return true;
+    for (const g of index.racks) if (this.groupFree[g]! + (back.get(g) ?? 0) >= count) return true;
+    if (maxLevel === 'rack') return false;
+    for (const g of index.networks) if (this.groupFree[g]! + (back.get(g) ?? 0) >= count) return true;
     return false;
   }
 
