@@ -1,4 +1,4 @@
-import { policyTable } from '../lib/cli/policy-table.ts';
+import { fixed, policyTable } from '../lib/cli/policy-table.ts';
 import { formatTable } from '../lib/cli/table.ts';
 import type { BenchRow } from './types.ts';
 
@@ -100,8 +100,6 @@ const LEGEND = [
   'targets (issue 11): avg ≤ 1.05, p99 ≤ 1.10, makespan ≤ 1.10, ÷LB ≤ 1.5 where load ≤ 0.8, wall ≤ 2.',
 ];
 
-const fixed = (v: unknown, digits: number): string =>
-  typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '–';
 const loadText = (v: unknown): string =>
   typeof v === 'number' ? (Number.isFinite(v) ? v.toFixed(2) : '∞') : v === null ? '∞' : '–';
 const indent = (text: string): string =>

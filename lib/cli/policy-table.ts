@@ -46,7 +46,8 @@ const TIME_HEADERS = {
 const isTime = (column: PolicyColumn): column is keyof typeof TIME_HEADERS => column in TIME_HEADERS;
 
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const fixed = (v: unknown, digits: number): string => (finite(v) ? v.toFixed(digits) : '–');
+/** A number with `digits` decimals, `–` for a missing or non-finite one (also the flagship report's ratios). */
+export const fixed = (v: unknown, digits: number): string => (finite(v) ? v.toFixed(digits) : '–');
 const whole = (v: unknown): string => (finite(v) ? Math.round(v).toString() : '–');
 const count = (v: unknown): string => (finite(v) ? String(v) : '–');
 const time = (v: unknown, unit: TimeUnit): string =>
