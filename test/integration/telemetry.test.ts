@@ -193,6 +193,32 @@ describe('telemetry', () => {
     assert.equal((await cp.jobs.get(jobId))?.checkpointStep, 250);
   });
 
+  test('a checkpoint proves its steps were done: progress rises to its step, never falls', async () => {
+    const at = Date.now() / 1000;
+    const checkpointed = (step: number) => ({
+      type: 'checkpointed',
+      hostId: 'host-1',
+      at,
+      jobId,
+      jobGeneration: generation,
+      step,
+      uri: `file:///c/step-${step}`,
+    });
+    assert.equal((await cp.jobs.get(jobId))?.progress, 300);
+    assert.deepEqual(await direct(checkpointed(450)), { batchItemFailures: [] });
+    const raised = await cp.jobs.get(jobId);
+    assert.deepEqual([raised?.checkpointStep, raised?.progress], [450, 450]);
+    // A progress report past the checkpoint still counts; a checkpoint below the job's progress lowers nothing.
+    await send(progress(480, 0.5));
+    await eventually(
+      async () => ((await cp.jobs.get(jobId))?.progress === 480 ? true : undefined),
+      'progress 480',
+    );
+    assert.deepEqual(await direct(checkpointed(460)), { batchItemFailures: [] });
+    const after = await cp.jobs.get(jobId);
+    assert.deepEqual([after?.checkpointStep, after?.progress], [460, 480]);
+  });
+
   test('a host speaks only for itself: impersonation and claims about other hosts’ jobs are rejected', async () => {
     await send(register('host-9', 4));
     await eventually(

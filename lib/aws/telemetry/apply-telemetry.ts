@@ -290,6 +290,13 @@ export class TelemetryApplier {
       { set: { checkpointStep: step, updatedAt: this.deps.clock() } },
       { below: { checkpointStep: step } },
     );
+    // A checkpoint at step S proves S steps were done: `tessera job` must not show less until the next progress report.
+    const done = Math.min(item.spec.iterations, step);
+    await this.deps.jobs.updateIf(
+      ref.jobId,
+      { set: { progress: done } },
+      { status: NOT_ENDED, below: { progress: done } },
+    );
   }
 
   private async drainHost(hostId: string, reason: string): Promise<void> {
