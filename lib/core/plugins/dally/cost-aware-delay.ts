@@ -55,23 +55,32 @@ const holdOutLevel = (
   ctx: RoundContext,
   tuner: AutoTunerOptions,
 ): TunedLevel | undefined => {
-  // The query's fields only: `model` is the job's spec, and a spread of it is a copy per call.
-  const rate = (shape: PlacementShape) =>
-    ctx.perf.throughput({
-      model: model.model,
-      batchSize: model.batchSize,
-      gpuType: demand.gpuType,
-      gpus: demand.gpus,
-      shape,
-    }).iterationsPerSecond;
-  const fast = rate(best);
-  const slow = rate(spread);
+  const fast = rateOn(best, demand, model, ctx);
+  const slow = rateOn(spread, demand, model, ctx);
   if (!(fast > 0) || !(slow > 0) || slow >= fast) return undefined;
   const saving = remaining / slow - remaining / fast;
   const level = best.level as TunedLevel;
   const expected = expectedWait(ctx, level, demand.gpus, tuner) ?? ctx.config.roundSeconds;
   return Math.max(expected, waited + ctx.config.roundSeconds) <= saving ? level : undefined;
 };
+
+/**
+ * The demand's estimated rate on a shape. The query's fields only (`model` is the job's spec, and a spread of it is a
+ * copy per call); a module function, not a closure made per waiting job and round.
+ */
+const rateOn = (
+  shape: PlacementShape,
+  demand: Demand,
+  model: { readonly model: string; readonly batchSize: number },
+  ctx: RoundContext,
+): number =>
+  ctx.perf.throughput({
+    model: model.model,
+    batchSize: model.batchSize,
+    gpuType: demand.gpuType,
+    gpus: demand.gpus,
+    shape,
+  }).iterationsPerSecond;
 
 /**
  * The best shape the job's demand can have (one machine, else one rack) and the spread one it takes when it stops

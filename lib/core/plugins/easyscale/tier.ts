@@ -49,6 +49,15 @@ export const DEFAULT_ELASTIC_TIER: ElasticTierOptions = { homogeneousOnly: false
 export const isElasticJob = (job: JobState): boolean => job.spec.elastic !== undefined;
 const isElastic = isElasticJob;
 
+/**
+ * Whether any job of the order is elastic. A plain loop: every stage of the tier asks it every round, and most rounds
+ * of most workloads have no elastic job (a \`some\` with a callback cost each round four passes of calls).
+ */
+const hasElastic = (ordered: readonly JobState[]): boolean => {
+  for (let i = 0; i < ordered.length; i++) if (ordered[i]!.spec.elastic !== undefined) return true;
+  return false;
+};
+
 /** Elastic jobs in the order stage's order (the order stage alone decides who goes first). */
 const elasticJobs = (ordered: readonly JobState[]): JobState[] => ordered.filter(isElastic);
 
@@ -62,7 +71,7 @@ const rigidView = (job: JobState): JobState =>
 /** What the wrapped stages see: the guaranteed jobs and their part of the plan. */
 const guaranteedOnly = (ordered: readonly JobState[], plan: Plan): [readonly JobState[], Plan] => {
   // Most rounds have no elastic job: then both are what they were (the plan holds only jobs of `ordered`).
-  if (!ordered.some(isElastic)) return [ordered, plan];
+  if (!hasElastic(ordered)) return [ordered, plan];
   const guaranteed = ordered.filter((j) => !isElastic(j));
   const ids = new Set(guaranteed.map((j) => j.spec.id));
   return [guaranteed, new Map([...plan].filter(([id]) => ids.has(id)))];
@@ -105,7 +114,7 @@ export const elasticAllocate = (
   largestSize: (spec) => spec.elastic?.maxP ?? inner.largestSize?.(spec) ?? spec.gpus,
   allocate: (ordered, ctx) => {
     // Most rounds of most workloads have no elastic job: the inner stage alone, on the very list it would be given.
-    if (!ordered.some(isElastic)) return inner.allocate(ordered, ctx);
+    if (!hasElastic(ordered)) return inner.allocate(ordered, ctx);
     const admitted = !options.claims
       ? inner.allocate(
           ordered.filter((j) => !isElastic(j)),
@@ -147,6 +156,8 @@ export const elasticAllocate = (
   },
   nextState: (ordered, plan, ctx) => {
     const state = inner.nextState ? inner.nextState(...guaranteedOnly(ordered, plan), ctx) : ctx.state;
+    // No elastic job and no memory of one: nothing to remember, and the state as it is (not a copy without \`elastic\`).
+    if (!hasElastic(ordered) && !('elastic' in state)) return state;
     const elastic = nextElasticMemory(ordered, plan, ctx.hostOf, state.elastic);
     const { elastic: _old, ...rest } = state;
     return elastic ? { ...rest, elastic } : rest;
@@ -161,7 +172,7 @@ export const elasticPlace = (
   place: (ordered, demands, free, ctx) => {
     // Without elastic jobs (most rounds) the inner stage sees what it would see after the filtering: every job and
     // every demand, without the copies.
-    if (!ordered.some(isElastic)) return inner.place(ordered, guaranteedOf(demands), free, ctx);
+    if (!hasElastic(ordered)) return inner.place(ordered, guaranteedOf(demands), free, ctx);
     const guaranteedDemands = guaranteedOf(demands);
     const guaranteed = ordered.filter((j) => guaranteedDemands.has(j.spec.id) || !isElastic(j));
     const plan = inner.place(guaranteed, guaranteedDemands, free, ctx);

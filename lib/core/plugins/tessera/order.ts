@@ -30,8 +30,10 @@ const remainingSeconds = (job: JobState, ctx: RoundContext): number => {
 export const srtfWithMakespanGuard: OrderStage = {
   name: 'srtf+makespan-guard',
   order: (jobs, ctx) => {
-    // Each job's remaining time, once, in one array the sort then keys in place (no map from id to time).
-    const keyed = jobs.map((job) => ({ job, k: remainingSeconds(job, ctx) }));
+    // Each job's remaining time, once, in one array the sort then keys in place (no map from id to time); built by
+    // `push`, which keeps it packed also once this is optimised (see `sortKeyed`).
+    const keyed: { job: JobState; k: number }[] = [];
+    for (const job of jobs) keyed.push({ job, k: remainingSeconds(job, ctx) });
     let work = 0;
     for (const { job, k: r } of keyed) if (Number.isFinite(r)) work += r * job.spec.gpus;
     let gpus = 0;

@@ -33,10 +33,12 @@ export const scaleUpPays = (
     const job = byId.get(jobId);
     if (!job || !(from.rate > 0)) return false;
     const own = calibration?.cells[jobId];
-    const efficiency = (type: string) => efficiencyFactor(calibration, efficiencyKey(job.spec.model, type));
-    // The job's measured ratio over its model's efficiency on the type it holds: its own deviation.
+    // The job's measured ratio over its model's efficiency on the type it holds: its own deviation. (No closure
+    // here: this runs per job and candidate Cell, and each function expression made per call costs its creation.)
     const deviation =
-      own && own.cell === from.key && to.gpuType === from.gpuType ? own.ratio / efficiency(from.gpuType) : 1;
+      own && own.cell === from.key && to.gpuType === from.gpuType
+        ? own.ratio / efficiencyFactor(calibration, efficiencyKey(job.spec.model, from.gpuType))
+        : 1;
     const toRate = to.rate * deviation;
     if (!(toRate > from.rate)) return false;
     const restart = isHolding(job) ? ctx.config.restartSeconds : 0;
