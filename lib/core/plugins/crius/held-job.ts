@@ -134,7 +134,12 @@ export const observationOf = (
   measured: number,
 ): Observation => {
   const last = record.observed;
-  if (last !== undefined && last.measured === measured && last.estimated === estimated && last.cell === held.key)
+  if (
+    last !== undefined &&
+    last.measured === measured &&
+    last.estimated === estimated &&
+    last.cell === held.key
+  )
     return last;
   const observation: Observation = {
     jobId: record.spec.id,

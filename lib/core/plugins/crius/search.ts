@@ -291,7 +291,12 @@ const bestScaleUp = (
 };
 
 /** `bestScaleUp` after the first scan: the kept holders only, and the budget the others spend. */
-const bestAmongKept = (s: SearchContext, minGain: number, done: readonly Move[], kept: ScanOnly): Move | undefined => {
+const bestAmongKept = (
+  s: SearchContext,
+  minGain: number,
+  done: readonly Move[],
+  kept: ScanOnly,
+): Move | undefined => {
   s.budget.spend(kept.spend);
   const scan: Scan = { best: undefined, bestGain: 0 };
   for (const jobId of kept.ids) {
