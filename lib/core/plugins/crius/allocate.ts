@@ -8,7 +8,7 @@ import { allocationGpuCount } from '../../model/plan.ts';
 import type { SchedulerState } from '../../model/state.ts';
 import { type Observation, observeKeyed } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
-import { heldJob } from './held-job.ts';
+import { heldJob, observationOf } from './held-job.ts';
 import {
   type CellConfig,
   type CellOptions,
@@ -282,15 +282,7 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       // The raw estimate behind the calibrated rate: undo the calibration the config carries.
       const raw = heldEstimate(record, job, ctx, o.estimator, rawEstimate);
       if (!raw) continue;
-      observations.push({
-        jobId: job.spec.id,
-        model: job.spec.model,
-        gpuType: held.gpuType,
-        cell: held.key,
-        measured: job.measuredThroughput,
-        estimated: raw,
-        efficiency: held.efficiency,
-      });
+      observations.push(observationOf(record, held, raw, job.measuredThroughput));
     }
     const calibration = ctx.state.cellCalibration;
     // The job ids of the calibration's records, listed once per record (most rounds keep it as it was).

@@ -3,7 +3,7 @@ import type { RoundContext } from '../../framework/stages.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobSpec, JobState } from '../../model/job.ts';
 import type { PerfModel } from '../../model/perf.ts';
-import { cellValue } from './calibration.ts';
+import { cellValue, type Observation } from './calibration.ts';
 import type { CellEstimator } from './estimator.ts';
 import type { CellConfig, Raw, StaticCells } from './job-cells.ts';
 
@@ -32,6 +32,8 @@ export interface HeldJob {
   statics: StaticCells | undefined;
   /** The held Cell calibrated, as last made: kept while its rate and value stay the same. */
   last: CellConfig | undefined;
+  /** The job's last observation on its held Cell (`observationOf`): kept while it reports the same throughput. */
+  observed: Observation | undefined;
 }
 
 /** The Cell a running job holds, uncalibrated, with its keys. */
@@ -85,6 +87,7 @@ const refill = (
   record.staticsKey = undefined;
   record.statics = undefined;
   record.last = undefined;
+  record.observed = undefined;
   return record;
 };
 
@@ -117,4 +120,36 @@ export const calibratedHeld = (
   };
   record.last = config;
   return config;
+};
+
+/**
+ * The observation of a running job's `measured` throughput on its held Cell `held` against its estimate `estimated`
+ * (both the record's: `heldMade`, `estimatedMade`). Every other field is the record's too (its spec's id and model),
+ * so the last one stands while the job reports the same throughput: no new object per running job and round.
+ */
+export const observationOf = (
+  record: HeldJob,
+  held: HeldCell,
+  estimated: number,
+  measured: number,
+): Observation => {
+  const last = record.observed;
+  if (
+    last !== undefined &&
+    last.measured === measured &&
+    last.estimated === estimated &&
+    last.cell === held.key
+  )
+    return last;
+  const observation: Observation = {
+    jobId: record.spec.id,
+    model: record.spec.model,
+    gpuType: held.gpuType,
+    cell: held.key,
+    measured,
+    estimated,
+    efficiency: held.efficiency,
+  };
+  record.observed = observation;
+  return observation;
 };

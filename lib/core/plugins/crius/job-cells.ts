@@ -249,19 +249,24 @@ interface SpecStatics extends StaticEntry {
 type CapacityKeys = readonly [string, string, string];
 const CAPACITY_KEY = scratchKey<CapacityKeys>('capacity key');
 
+/** Per capacity object (one per cluster object: the round's cluster index): its keys, made once. */
+const CAPACITY_KEYS = memoKey<CapacityKeys>('crius capacity keys');
+
 /**
- * The round's capacity as a key, without count scaling, with it, and with it and one-host counts: made once per
- * round, not once per job.
+ * The round's capacity as a key, without count scaling, with it, and with it and one-host counts: looked up once per
+ * round, not once per job, and made once per capacity (a function of its types and counts alone), not every round.
  */
 const capacityKey = (ctx: RoundContext): CapacityKeys =>
-  ctx.scratch.get(CAPACITY_KEY, () => {
-    const capacity = [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(',');
-    return [
-      internedKey(ctx, `${capacity}|false`),
-      internedKey(ctx, `${capacity}|true`),
-      internedKey(ctx, `${capacity}|true|one-host`),
-    ];
-  });
+  ctx.scratch.get(CAPACITY_KEY, () => ctx.memo.of(ctx.capacity, CAPACITY_KEYS, () => keysOf(ctx)));
+
+const keysOf = (ctx: RoundContext): CapacityKeys => {
+  const capacity = [...ctx.capacity].map(([t, c]) => `${t}:${c.gpus}:${c.largestHost}`).join(',');
+  return [
+    internedKey(ctx, `${capacity}|false`),
+    internedKey(ctx, `${capacity}|true`),
+    internedKey(ctx, `${capacity}|true|one-host`),
+  ];
+};
 
 /** Which raw Cells the count options ask for: without count scaling, with it, with it and one-host counts. */
 const countSlot = (counts: CountOptions): 0 | 1 | 2 =>

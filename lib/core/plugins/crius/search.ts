@@ -240,11 +240,18 @@ export const applyChoice = (choice: Choice, vc: VirtualAllocation): void => {
 /**
  * CellBasedSched() without a target: give idle GPUs to running jobs, at most `depth` moves, each a larger count
  * or a faster type with room that raises the job's throughput by at least `minGain` (a restart has a price).
+ * `eligible` must answer the same for a job throughout the pass.
  */
 export const scaleUp = (s: SearchContext, minGain: number, eligible: (jobId: string) => boolean): Move[] => {
   const done: Move[] = [];
+  // The first scan visits every holder and keeps those that may move; later scans visit only those (`ScanOnly`).
+  let kept: ScanOnly | undefined;
   while (done.length < s.depth && !s.budget.exhausted) {
-    const best = bestScaleUp(s, minGain, eligible, done);
+    let best: Move | undefined;
+    if (!kept) {
+      kept = { ids: [], spend: 0 };
+      best = bestScaleUp(s, minGain, eligible, done, kept);
+    } else best = bestAmongKept(s, minGain, done, kept);
     if (!best) break;
     s.vc.assign(best.jobId, best.to);
     done.push(best);
@@ -252,40 +259,97 @@ export const scaleUp = (s: SearchContext, minGain: number, eligible: (jobId: str
   return done;
 };
 
+/**
+ * What the first scan of a round found about the holders no later scan can move: a holding job whose shape's best
+ * Cell gains too little over the Cell it holds stays so for the whole pass (a scan moves one job, which later scans
+ * skip; no other job's Cell, Cells or values change). Later scans visit the others (`ids`, in the virtual
+ * allocation's order, which the moved job leaves only to the end) and spend for the skipped ones what a scan spends
+ * on them (`spend`: their Cells' count, budget spent adds up whatever the order).
+ */
+interface ScanOnly {
+  readonly ids: string[];
+  spend: number;
+}
+
 /** The scale-up move that gains most among the holders not moved yet (one pass over them, no object per holder). */
 const bestScaleUp = (
   s: SearchContext,
   minGain: number,
   eligible: (jobId: string) => boolean,
   done: readonly Move[],
+  kept: ScanOnly,
 ): Move | undefined => {
-  let best: Move | undefined;
-  let bestGain = 0;
+  const scan: Scan = { best: undefined, bestGain: 0 };
   s.vc.forEachHeld((from, jobId) => {
     if (!eligible(jobId) || movedAlready(done, jobId)) return;
     const cells = s.cellsOf(jobId);
     if (!cells) return;
-    // Holding its Cell, a job's list is its shape's shared one less the entry of its held type and count: when even
-    // the best of those gains too little (the usual case), neither list is made.
-    const shared = from === cells.current ? cells.shared : undefined;
-    s.budget.spend(shared ? shared.size : cells.configs.length);
-    if (shared) {
-      const most = shared.best - from.value;
-      if (most <= minGain * from.value || most <= bestGain) return;
-    }
-    for (const to of shared ? shared.configs : cells.configs) {
-      const gain = to.value - from.value;
-      // Best value first: no later Cell gains more.
-      if (gain <= minGain * from.value || gain <= bestGain) break;
-      if (shared && to.gpuType === from.gpuType && to.gpus === from.gpus) continue;
-      if (s.scaleUpPays && !s.scaleUpPays(jobId, from, to)) continue;
-      const extra = to.gpuType === from.gpuType ? to.gpus - from.gpus : to.gpus;
-      if (extra > s.vc.free(to.gpuType)) continue;
-      best = { jobId, from, to, freed: 0, loss: -gain };
-      bestGain = gain;
-    }
+    if (visitHolder(s, minGain, scan, jobId, from, cells)) kept.ids.push(jobId);
+    else kept.spend += spentOn(from, cells);
   });
-  return best;
+  return scan.best;
+};
+
+/** `bestScaleUp` after the first scan: the kept holders only, and the budget the others spend. */
+const bestAmongKept = (
+  s: SearchContext,
+  minGain: number,
+  done: readonly Move[],
+  kept: ScanOnly,
+): Move | undefined => {
+  s.budget.spend(kept.spend);
+  const scan: Scan = { best: undefined, bestGain: 0 };
+  for (const jobId of kept.ids) {
+    if (movedAlready(done, jobId)) continue;
+    visitHolder(s, minGain, scan, jobId, s.vc.get(jobId)!, s.cellsOf(jobId)!);
+  }
+  return scan.best;
+};
+
+interface Scan {
+  best: Move | undefined;
+  bestGain: number;
+}
+
+/** What a scan spends on a holder: its shape's Cells' count when it reads the shared view, else its own list's. */
+const spentOn = (from: CellConfig, cells: JobCells): number => {
+  const shared = from === cells.current ? cells.shared : undefined;
+  return shared ? shared.size : cells.configs.length;
+};
+
+/**
+ * One holder's best scale-up into `scan`, if it gains more than the scan's best so far. False when no scan of this
+ * pass can move it: its shape's best Cell gains too little over the Cell it holds.
+ */
+const visitHolder = (
+  s: SearchContext,
+  minGain: number,
+  scan: Scan,
+  jobId: string,
+  from: CellConfig,
+  cells: JobCells,
+): boolean => {
+  // Holding its Cell, a job's list is its shape's shared one less the entry of its held type and count: when even
+  // the best of those gains too little (the usual case), neither list is made.
+  const shared = from === cells.current ? cells.shared : undefined;
+  s.budget.spend(shared ? shared.size : cells.configs.length);
+  if (shared) {
+    const most = shared.best - from.value;
+    if (most <= minGain * from.value) return false;
+    if (most <= scan.bestGain) return true;
+  }
+  for (const to of shared ? shared.configs : cells.configs) {
+    const gain = to.value - from.value;
+    // Best value first: no later Cell gains more.
+    if (gain <= minGain * from.value || gain <= scan.bestGain) break;
+    if (shared && to.gpuType === from.gpuType && to.gpus === from.gpus) continue;
+    if (s.scaleUpPays && !s.scaleUpPays(jobId, from, to)) continue;
+    const extra = to.gpuType === from.gpuType ? to.gpus - from.gpus : to.gpus;
+    if (extra > s.vc.free(to.gpuType)) continue;
+    scan.best = { jobId, from, to, freed: 0, loss: -gain };
+    scan.bestGain = gain;
+  }
+  return true;
 };
 
 const movedAlready = (done: readonly Move[], jobId: string): boolean => {
