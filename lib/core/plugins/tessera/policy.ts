@@ -1,7 +1,7 @@
 import { placeThenPackAndMigrate } from '../../framework/compose.ts';
 import type { Policy } from '../../framework/stages.ts';
 import { keepThenFit } from '../baselines/keep-then-fit.ts';
-import { criusAllocate } from '../crius/allocate.ts';
+import { type CriusAllocateOptions, criusAllocate } from '../crius/allocate.ts';
 import { DEFAULT_CRIUS_OPTIONS } from '../crius/policies.ts';
 import { costAwareDelay } from '../dally/cost-aware-delay.ts';
 import { reconsolidate } from '../dally/reconsolidate.ts';
@@ -12,6 +12,16 @@ import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
 import { relabelWithinRacks } from './relabel-within-racks.ts';
 import { scaleUpPays } from './scale-up-pays.ts';
+import { withTypeTrials } from './type-trials.ts';
+
+const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
+  ...DEFAULT_CRIUS_OPTIONS,
+  name: 'tessera',
+  oneHostCount: true,
+  reclaimFaster: { minGain: 0.1, victim: isElasticJob },
+  minScaleUpGain: 0.1,
+  scaleUpPays,
+};
 
 /**
  * Guaranteed jobs, one job per stage (exported so that tests and benches can put other elastic tiers around it):
@@ -34,13 +44,13 @@ export const tesseraGuaranteedStages: Policy = {
   name: 'tessera',
   description: '',
   order: srtfWithMakespanGuard,
-  allocate: criusAllocate({
-    ...DEFAULT_CRIUS_OPTIONS,
-    name: 'tessera',
-    oneHostCount: true,
-    reclaimFaster: { minGain: 0.1, victim: isElasticJob },
-    minScaleUpGain: 0.1,
-    scaleUpPays,
+  allocate: withTypeTrials(criusAllocate(TESSERA_CRIUS_OPTIONS), {
+    estimator: TESSERA_CRIUS_OPTIONS.estimator,
+    cells: TESSERA_CRIUS_OPTIONS,
+    maxLossFraction: 0.01,
+    priorError: TESSERA_CRIUS_OPTIONS.minScaleUpGain,
+    priorWeight: 4,
+    remaining: estimatedRemainingIterations,
   }),
   place: placeThenPackAndMigrate(
     growWhereItPays(
