@@ -70,14 +70,12 @@ export const withTypeTrials = (inner: AllocateStage, o: TypeTrialOptions): Alloc
           const trial = open[job.spec.id];
           if (!trial || !slowerOnTrial(job, trial, out)) continue;
           // Slower here than before: on to the next untried type where that pays (one restart, not two), else back.
-          const next = somebodyWaits
-            ? undefined
-            : value(job, trial.from.gpus, trial.from.rate, free, trial.to);
+          const next = somebodyWaits ? undefined : value(job, trial.from.rate, free, trial.to);
           const to = next ? next.config : trial.from;
           if ((free.get(to.gpuType) ?? 0) < to.gpus) continue;
           out.set(job.spec.id, { gpuType: to.gpuType, gpus: to.gpus, cell: to.cell });
           free.set(to.gpuType, free.get(to.gpuType)! - to.gpus);
-          free.set(trial.to, (free.get(trial.to) ?? 0) + trial.from.gpus);
+          free.set(trial.to, (free.get(trial.to) ?? 0) + allocationGpuCount(job.allocation!));
           if (next) started.push({ jobId: job.spec.id, trial: { to: to.gpuType, from: trial.from } });
         }
       }
@@ -120,10 +118,9 @@ const slowerOnTrial = (job: JobState, trial: TypeTrial, demands: ReadonlyMap<str
   return demand !== undefined && demand.gpuType === trial.to && demand.gpus === allocationGpuCount(a);
 };
 
-/** The best untried type for a job at `gpus` GPUs measured at `rate`, with its net expected saving, or undefined. */
+/** The best Cell on an untried type for a job measured at `rate`, with its net expected saving, or undefined. */
 type TrialValue = (
   job: JobState,
-  gpus: number,
   rate: number,
   free: ReadonlyMap<GpuTypeId, number>,
   exclude?: GpuTypeId,
@@ -134,7 +131,7 @@ const trialValue = (ctx: RoundContext, o: TypeTrialOptions): TrialValue => {
   const restart = ctx.config.restartSeconds;
   const round = ctx.config.roundSeconds;
   let sigma: number | undefined;
-  return (job, gpus, rate, free, exclude) => {
+  return (job, rate, free, exclude) => {
     const remainingSeconds = o.remaining(job) / rate;
     if (2 * restart + round > o.maxLossFraction * remainingSeconds) return undefined;
     const current = job.allocation?.gpuType;
@@ -142,7 +139,7 @@ const trialValue = (ctx: RoundContext, o: TypeTrialOptions): TrialValue => {
       (t) =>
         t !== current &&
         t !== exclude &&
-        (free.get(t) ?? 0) >= gpus &&
+        (free.get(t) ?? 0) > 0 &&
         calibration?.efficiency[efficiencyKey(job.spec.model, t)] === undefined,
     );
     if (untried.length === 0) return undefined;
@@ -150,7 +147,7 @@ const trialValue = (ctx: RoundContext, o: TypeTrialOptions): TrialValue => {
     const s = sigma;
     let best: { config: CellConfig; net: number } | undefined;
     for (const c of jobCells(job, ctx, o.estimator, o.cells).configs) {
-      if (c.gpus !== gpus || !untried.includes(c.gpuType) || !(c.rate > 0)) continue;
+      if (!untried.includes(c.gpuType) || c.gpus > free.get(c.gpuType)! || !(c.rate > 0)) continue;
       const x = Math.log(c.rate / rate);
       if (x < -2 * s) continue;
       const net =
@@ -179,7 +176,7 @@ const bestTrial = (
     const gpus = allocationGpuCount(a);
     const demand = demands.get(job.spec.id);
     if (!demand || demand.gpuType !== a.gpuType || demand.gpus !== gpus) continue;
-    const found = value(job, gpus, measured, free);
+    const found = value(job, measured, free);
     if (found && (!best || found.net > best.net)) best = { job, ...found };
   }
   if (!best) return undefined;
@@ -190,7 +187,7 @@ const bestTrial = (
     demand: { gpuType: config.gpuType, gpus: config.gpus, cell: config.cell },
     trial: {
       to: config.gpuType,
-      from: { gpuType: a.gpuType, gpus: config.gpus, cell: a.cell!, rate: job.measuredThroughput! },
+      from: { gpuType: a.gpuType, gpus: allocationGpuCount(a), cell: a.cell!, rate: job.measuredThroughput! },
     },
   };
 };
