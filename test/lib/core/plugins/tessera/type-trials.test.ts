@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { scheduleRound } from '../../../../../lib/core/framework/round.ts';
-import type { JobState } from '../../../../../lib/core/model/job.ts';
 import type { Cluster } from '../../../../../lib/core/model/cluster.ts';
+import type { JobState } from '../../../../../lib/core/model/job.ts';
 import type { Allocation } from '../../../../../lib/core/model/plan.ts';
 import { initialSchedulerState, type SchedulerState } from '../../../../../lib/core/model/state.ts';
 import type { TypeTrial } from '../../../../../lib/core/plugins/tessera/state.ts';
@@ -38,13 +38,20 @@ const onType = (id: string, type: string, left: number, rate: number, gpuTypes?:
     { progress: 100, measuredThroughput: rate },
   );
 
-/** Only `slow` is known for resnet50: every other type is untried. */
+/**
+ * Only `slow` is known for resnet50: every other type is untried. Crius has calibrated x's Cell on the slow machine
+ * (its own ratio observed there), unless `ownRatio` is false.
+ */
 const knowsSlow = (
   extra: Record<string, number> = {},
   trials?: Record<string, TypeTrial>,
+  ownRatio = true,
 ): SchedulerState => ({
   ...initialSchedulerState(),
-  cellCalibration: { cells: {}, efficiency: { 'resnet50|slow': 1, ...extra } },
+  cellCalibration: {
+    cells: ownRatio ? { x: { cell: 'slow|4|1', ratio: 1 } } : {},
+    efficiency: { 'resnet50|slow': 1, ...extra },
+  },
   ...(trials ? { typeTrials: { jobs: trials } } : {}),
 });
 
@@ -70,6 +77,11 @@ describe('tessera tries a long job on a GPU type its model never ran on', () => 
       perf,
     });
     assert.equal(crius.plan.get('x')?.gpuType, 'slow');
+  });
+
+  test('not before Crius has calibrated the job’s Cell: its scale-up sees the measured rate first', () => {
+    const out = round([onType('x', 'slow', 1_000_000, 4, ['slow', 'fast'])], knowsSlow({}, undefined, false));
+    assert.equal(out.plan.get('x')?.gpuType, 'slow');
   });
 
   test('only where the worst case (two restarts and a round) is at most 1 % of the remaining time', () => {
