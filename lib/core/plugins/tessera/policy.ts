@@ -32,7 +32,9 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
  *   faster type) when the gain clears Crius's 10 % margin and saves more than a restart on its remaining work. No type
  *   swap: the shortest job keeps the fastest type it was admitted to and a longer one moves up when that frees
  *   (shortest remaining time on the fastest machine, Gonzalez et al.; handing the fast GPUs to the longer job of
- *   a pair delays every job that waits for them);
+ *   a pair delays every job that waits for them); a long job tries, once, a GPU type its model never ran on where the
+ *   expected saving beats the expected cost and the worst case is ≤ 1 % of its remaining time, and goes back if it is
+ *   slower there (`type-trials.ts`: the calibration learns a type only from jobs that run on it);
  * - place: consolidated, keeping unchanged allocations, with Dally's delay timers in their cost-aware form, running
  *   jobs re-consolidated onto one machine (or rack) when that saves more than a restart, and a running job grows
  *   only onto a placement whose rate (type, count, topology) saves more than a restart; then

@@ -8,7 +8,7 @@ import { allocationGpuCount, type Plan } from '../../model/plan.ts';
 import type { SchedulerState } from '../../model/state.ts';
 import { efficiencyKey } from '../crius/calibration.ts';
 import type { CellEstimator } from '../crius/estimator.ts';
-import { type CellConfig, type CellOptions, cellKey, jobCells } from '../crius/job-cells.ts';
+import { type CellConfig, type CellOptions, jobCells } from '../crius/job-cells.ts';
 import type { TypeTrial } from './state.ts';
 import { expectedSavedFraction, modelError, slowerChance } from './trial-value.ts';
 
@@ -121,8 +121,8 @@ const slowerOnTrial = (job: JobState, trial: TypeTrial, demands: ReadonlyMap<str
 };
 
 /**
- * The best Cell on an untried type, at no more GPUs than `gpus`, for a job measured at `rate`, with its net expected
- * saving, or undefined. A trial explores the type: more GPUs are Crius's scale-up's call, with its margin (trials at
+ * The best Cell on an untried type at `gpus` GPUs (the job's count) for a job measured at `rate`, with its net expected
+ * saving, or undefined. A trial explores the type; other counts are Crius's scale-up's call, with its margin (trials at
  * twice the count took GPUs the next arrivals then shrank them out of: held-out philly-d60 on aws-mixed, an 8-GPU
  * transformer tried on 16 A10Gs, makespan 1.03 → 1.13× Crius).
  */
@@ -155,7 +155,7 @@ const trialValue = (ctx: RoundContext, o: TypeTrialOptions): TrialValue => {
     const s = sigma;
     let best: { config: CellConfig; net: number } | undefined;
     for (const c of jobCells(job, ctx, o.estimator, o.cells).configs) {
-      if (c.gpus > gpus || !untried.includes(c.gpuType) || c.gpus > free.get(c.gpuType)! || !(c.rate > 0))
+      if (c.gpus !== gpus || !untried.includes(c.gpuType) || c.gpus > free.get(c.gpuType)! || !(c.rate > 0))
         continue;
       const x = Math.log(c.rate / rate);
       if (x < -2 * s) continue;
@@ -176,7 +176,6 @@ const bestTrial = (
   value: TrialValue,
 ): { jobId: string; demand: Demand; trial: TypeTrial } | undefined => {
   const open = ctx.state.typeTrials?.jobs;
-  const calibration = ctx.state.cellCalibration;
   let best: { job: JobState; config: CellConfig; net: number } | undefined;
   for (const job of ordered) {
     const a = job.allocation;
@@ -186,8 +185,6 @@ const bestTrial = (
     const gpus = allocationGpuCount(a);
     const demand = demands.get(job.spec.id);
     if (!demand || demand.gpuType !== a.gpuType || demand.gpus !== gpus) continue;
-    // Crius first: once its calibration has the job's own ratio on its Cell, its scale-up has seen the measured rate.
-    if (calibration?.cells[job.spec.id]?.cell !== cellKey(a.gpuType, gpus, a.cell.stageGpus.length)) continue;
     const found = value(job, gpus, measured, free);
     if (found && (!best || found.net > best.net)) best = { job, ...found };
   }

@@ -79,11 +79,6 @@ describe('tessera tries a long job on a GPU type its model never ran on', () => 
     assert.equal(crius.plan.get('x')?.gpuType, 'slow');
   });
 
-  test('not before Crius has calibrated the job’s Cell: its scale-up sees the measured rate first', () => {
-    const out = round([onType('x', 'slow', 1_000_000, 4, ['slow', 'fast'])], knowsSlow({}, undefined, false));
-    assert.equal(out.plan.get('x')?.gpuType, 'slow');
-  });
-
   test('only where the worst case (two restarts and a round) is at most 1 % of the remaining time', () => {
     // 5,000 s left: the worst case, 120 s, is 2.4 % of it (the expected saving alone, ~330 s, would pay).
     const out = round([onType('x', 'slow', 20_000, 4, ['slow', 'fast'])], knowsSlow());
