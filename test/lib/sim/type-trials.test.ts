@@ -24,13 +24,12 @@ const executor = (fastTruth: number): PerfModel => ({
   colocation: believed.colocation,
 });
 
-// A long 4-GPU job (twice its count fits no type: no scale-up) from time 0, and two jobs later on a type of their own:
-// the first arrival's round calibrates the long job's Cell (Crius's scale-up sees it first), the second's starts the
-// trial; the simulator then keeps rounds going while a trial is open.
+// A long 4-GPU job (twice its count fits no type: no scale-up) from time 0, and a second job later on a type of its own:
+// its arrival is the first round after the long one is measured, which starts the trial; the simulator then keeps
+// rounds going while a trial is open (without them the job would never be judged on the tried type).
 const jobs = [
   spec({ id: 'long', gpus: 4, iterations: 1_000_000, submitTime: 0, packable: false }),
   spec({ id: 'other', gpus: 1, iterations: 100_000, submitTime: 600, packable: false, gpuTypes: ['side'] }),
-  spec({ id: 'third', gpus: 1, iterations: 100_000, submitTime: 1200, packable: false, gpuTypes: ['side'] }),
 ];
 
 const run = (policy: string, fastTruth: number) => {

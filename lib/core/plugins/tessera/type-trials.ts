@@ -61,7 +61,8 @@ export const withTypeTrials = (inner: AllocateStage, o: TypeTrialOptions): Alloc
       const open = ctx.state.typeTrials?.jobs;
       const somebodyWaits = ordered.some((job) => !demands.has(job.spec.id));
       if (!open && somebodyWaits) return demands;
-      const out = new Map(demands);
+      // The inner stage's map is the round's own (Crius makes a new one each round): changed in place, not copied.
+      const out = demands;
       const free = freeByType(ctx, out);
       const started = ctx.scratch.get(startedKey, () => []);
       const value = trialValue(ctx, o);

@@ -38,18 +38,14 @@ const onType = (id: string, type: string, left: number, rate: number, gpuTypes?:
     { progress: 100, measuredThroughput: rate },
   );
 
-/**
- * Only `slow` is known for resnet50: every other type is untried. Crius has calibrated x's Cell on the slow machine
- * (its own ratio observed there), unless `ownRatio` is false.
- */
+/** Only `slow` is known for resnet50 (x's own ratio observed there): every other type is untried. */
 const knowsSlow = (
   extra: Record<string, number> = {},
   trials?: Record<string, TypeTrial>,
-  ownRatio = true,
 ): SchedulerState => ({
   ...initialSchedulerState(),
   cellCalibration: {
-    cells: ownRatio ? { x: { cell: 'slow|4|1', ratio: 1 } } : {},
+    cells: { x: { cell: 'slow|4|1', ratio: 1 } },
     efficiency: { 'resnet50|slow': 1, ...extra },
   },
   ...(trials ? { typeTrials: { jobs: trials } } : {}),
