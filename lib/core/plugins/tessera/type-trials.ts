@@ -70,16 +70,21 @@ export const withTypeTrials = (inner: AllocateStage, o: TypeTrialOptions): Alloc
         for (const job of ordered) {
           const trial = open[job.spec.id];
           if (!trial || !slowerOnTrial(job, trial, out)) continue;
-          // Slower here than before: on to the next untried type where that pays (one restart, not two), else back.
+          // Slower here than before: on to the next untried type where that pays (one restart, not two), else back —
+          // also where the allocation would move it elsewhere: its reason is the slow trial, and the way back is what
+          // bounds the trial's cost (Crius had moved a transformer from its slow trial on A10Gs to L4s, measured
+          // slower than its A100s two trials before; held-out philly-d25 on aws-mixed, seed 1).
+          const given = out.get(job.spec.id)!;
+          free.set(given.gpuType, free.get(given.gpuType)! + given.gpus);
           const next = somebodyWaits
             ? undefined
             : value(job, trial.from.gpus, trial.from.rate, free, trial.to);
           const to = next ? next.config : trial.from;
-          if ((free.get(to.gpuType) ?? 0) < to.gpus) continue;
-          out.set(job.spec.id, { gpuType: to.gpuType, gpus: to.gpus, cell: to.cell });
-          free.set(to.gpuType, free.get(to.gpuType)! - to.gpus);
-          free.set(trial.to, (free.get(trial.to) ?? 0) + allocationGpuCount(job.allocation!));
-          if (next) started.push({ jobId: job.spec.id, trial: { to: to.gpuType, from: trial.from } });
+          const goes = (free.get(to.gpuType) ?? 0) >= to.gpus;
+          const taken = goes ? { gpuType: to.gpuType, gpus: to.gpus, cell: to.cell } : given;
+          out.set(job.spec.id, taken);
+          free.set(taken.gpuType, free.get(taken.gpuType)! - taken.gpus);
+          if (goes && next) started.push({ jobId: job.spec.id, trial: { to: to.gpuType, from: trial.from } });
         }
       }
       if (!somebodyWaits) {
@@ -111,14 +116,13 @@ const freeByType = (ctx: RoundContext, demands: ReadonlyMap<string, Demand>): Ma
   return free;
 };
 
-/** The job runs alone on its trial type, the allocation kept it there, and it is measured slower than before. */
+/** The job runs alone on its trial type, the allocation keeps it running, and it is measured slower than before. */
 const slowerOnTrial = (job: JobState, trial: TypeTrial, demands: ReadonlyMap<string, Demand>): boolean => {
   const a = job.allocation;
   const measured = job.measuredThroughput;
-  const demand = demands.get(job.spec.id);
   if (!isHolding(job) || !a || a.gpuType !== trial.to || a.packedWith || a.ests) return false;
   if (!(measured !== undefined && measured > 0 && measured < trial.from.rate)) return false;
-  return demand !== undefined && demand.gpuType === trial.to && demand.gpus === allocationGpuCount(a);
+  return demands.has(job.spec.id);
 };
 
 /**
