@@ -134,6 +134,17 @@ describe('a job on trial, once measured there', () => {
     assert.deepEqual(out.state.typeTrials?.jobs.x, { to: 'mid', from });
   });
 
+  test('slower than before where the allocation would move it elsewhere: goes back all the same', () => {
+    // Calibrated, fast runs resnet50 at 0.8 × its estimate (3.4 it/s) and mid at 1 × (4.24): Crius moves x from its
+    // trial to mid (25 % faster by its estimate), still slower than the 4.8 it/s x was measured at on slow.
+    const x = onType('x', 'fast', 1_000_000, 3.4, ['slow', 'fast', 'mid']);
+    const state = knowsSlow({ 'resnet50|fast': 0.8, 'resnet50|mid': 1 });
+    const alone = round([x], { ...state, typeTrials: undefined });
+    assert.equal(alone.plan.get('x')?.gpuType, 'mid');
+    const out = round([x], knowsSlow({ 'resnet50|fast': 0.8, 'resnet50|mid': 1 }, { x: trial }));
+    assert.equal(out.plan.get('x')?.gpuType, 'slow');
+  });
+
   test('at least as fast as before: stays, and the trial ends', () => {
     const x = onType('x', 'fast', 1_000_000, 5.2, ['slow', 'fast', 'mid']);
     const out = round([x], knowsSlow({}, { x: trial }));
