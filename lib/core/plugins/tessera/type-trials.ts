@@ -75,6 +75,7 @@ export const withTypeTrials = (inner: AllocateStage, o: TypeTrialOptions): Alloc
           // bounds the trial's cost (Crius had moved a transformer from its slow trial on A10Gs to L4s, measured
           // slower than its A100s two trials before; held-out philly-d25 on aws-mixed, seed 1).
           const given = out.get(job.spec.id)!;
+          if (criusRatesFaster(job, given, trial, ctx, o)) continue;
           free.set(given.gpuType, free.get(given.gpuType)! + given.gpus);
           const next = somebodyWaits
             ? undefined
@@ -114,6 +115,22 @@ const freeByType = (ctx: RoundContext, demands: ReadonlyMap<string, Demand>): Ma
   for (const [type, c] of ctx.capacity) free.set(type, c.gpus);
   for (const d of demands.values()) free.set(d.gpuType, (free.get(d.gpuType) ?? 0) - d.gpus);
   return free;
+};
+
+/** The allocation moves the job off its trial to a Cell it rates faster than where the job came from. */
+const criusRatesFaster = (
+  job: JobState,
+  given: Demand,
+  trial: TypeTrial,
+  ctx: RoundContext,
+  o: TypeTrialOptions,
+): boolean => {
+  if (given.gpuType === trial.to) return false;
+  const stages = given.cell?.stageGpus.length;
+  const c = jobCells(job, ctx, o.estimator, o.cells).configs.find(
+    (x) => x.gpuType === given.gpuType && x.gpus === given.gpus && x.cell.stageGpus.length === stages,
+  );
+  return c !== undefined && c.rate > trial.from.rate;
 };
 
 /** The job runs alone on its trial type, the allocation keeps it running, and it is measured slower than before. */
