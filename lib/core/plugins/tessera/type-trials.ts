@@ -30,9 +30,10 @@ import { expectedSavedFraction, modelError, slowerChance } from './trial-value.t
  *   ≥ −2σ; σ is learned from the calibration's spread, `trial-value.ts`), and
  * - the expected saving (remaining time × E[max(0, 1 − e^(−Z))], Z ~ N(x, σ²)) exceeds the expected cost (a restart,
  *   plus a restart and a round when it turns out slower); the largest net expected saving goes first.
- * Once the job is measured on the tried type, it goes back to its old Cell if it is slower there than it was measured
- * before (both rates measured: no margin for the estimate's error) and its old type has room; otherwise it stays, and
- * the calibration now knows the type for every job of the model.
+ * Once the job is measured on the tried type, if it is slower there than it was measured before (both rates measured:
+ * no margin for the estimate's error), it goes on to the next untried type where that pays, else back to its old Cell
+ * where its old type has room — also where the allocation would move it elsewhere, unless to a Cell it rates faster
+ * than where the job came from; otherwise it stays. The calibration now knows the type for every job of the model.
  */
 export interface TypeTrialOptions {
   readonly estimator: CellEstimator;

@@ -145,6 +145,14 @@ describe('a job on trial, once measured there', () => {
     assert.equal(out.plan.get('x')?.gpuType, 'slow');
   });
 
+  test('slower than before where the allocation moves it to a Cell it rates faster than where it came from: moves', () => {
+    // mid calibrated at 1.2 × its estimate: 5.1 it/s, above the 4.8 x was measured at on slow.
+    const x = onType('x', 'fast', 1_000_000, 3.4, ['slow', 'fast', 'mid']);
+    const out = round([x], knowsSlow({ 'resnet50|fast': 0.8, 'resnet50|mid': 1.2 }, { x: trial }));
+    assert.equal(out.plan.get('x')?.gpuType, 'mid');
+    assert.equal(out.state.typeTrials, undefined);
+  });
+
   test('at least as fast as before: stays, and the trial ends', () => {
     const x = onType('x', 'fast', 1_000_000, 5.2, ['slow', 'fast', 'mid']);
     const out = round([x], knowsSlow({}, { x: trial }));
