@@ -479,8 +479,12 @@ export const simulate = (input: SimInput): SimResult => {
       nextArrival < arrivals.length ? arrivals[nextArrival]!.submitTime : Number.POSITIVE_INFINITY;
     // With nobody waiting, a periodic round cannot change anything that the next arrival or completion (each of which
     // triggers a round) would not: skip ahead. This keeps weeks of long-running jobs fast to replay. Running elastic
-    // jobs are the exception: their intra-job schedulers scale out on idle GPUs and judge scale-outs round by round.
-    const tRound = waitingJobs > 0 || elasticRunning ? nextRound : Number.POSITIVE_INFINITY;
+    // jobs are the exception: their intra-job schedulers scale out on idle GPUs and judge scale-outs round by round;
+    // so are open type trials (tessera): the next round judges the job on the type it tries, as a deployment's would.
+    const tRound =
+      waitingJobs > 0 || elasticRunning || state.typeTrials !== undefined
+        ? nextRound
+        : Number.POSITIVE_INFINITY;
     const t = Math.min(tCompletion, tArrival, tRound);
     if (!Number.isFinite(t) || t > horizon) break;
     advance(t);

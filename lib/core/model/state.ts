@@ -1,6 +1,7 @@
 import type { CellCalibrationState } from '../plugins/crius/state.ts';
 import type { DelayTunerState } from '../plugins/dally/state.ts';
 import type { ElasticMemory } from '../plugins/easyscale/memory.ts';
+import type { TypeTrialState } from '../plugins/tessera/state.ts';
 
 /**
  * What the scheduler carries from one round to the next (DynamoDB SchedulerState on AWS, memory in the simulator).
@@ -16,6 +17,8 @@ export interface SchedulerState {
   readonly elastic?: ElasticMemory;
   /** Crius calibration of Cell estimates from observed throughput (lib/core/plugins/crius/calibration.ts). */
   readonly cellCalibration?: CellCalibrationState;
+  /** Tessera's open trials of long jobs on GPU types their model never ran on (lib/core/plugins/tessera/type-trials.ts). */
+  readonly typeTrials?: TypeTrialState;
 }
 
 export const initialSchedulerState = (): SchedulerState => ({ round: 0 });

@@ -1,7 +1,7 @@
 import { placeThenPackAndMigrate } from '../../framework/compose.ts';
 import type { Policy } from '../../framework/stages.ts';
 import { keepThenFit } from '../baselines/keep-then-fit.ts';
-import { criusAllocate } from '../crius/allocate.ts';
+import { type CriusAllocateOptions, criusAllocate } from '../crius/allocate.ts';
 import { DEFAULT_CRIUS_OPTIONS } from '../crius/policies.ts';
 import { costAwareDelay } from '../dally/cost-aware-delay.ts';
 import { reconsolidate } from '../dally/reconsolidate.ts';
@@ -12,6 +12,16 @@ import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
 import { relabelWithinRacks } from './relabel-within-racks.ts';
 import { scaleUpPays } from './scale-up-pays.ts';
+import { withTypeTrials } from './type-trials.ts';
+
+const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
+  ...DEFAULT_CRIUS_OPTIONS,
+  name: 'tessera',
+  oneHostCount: true,
+  reclaimFaster: { minGain: 0.1, victim: isElasticJob },
+  minScaleUpGain: 0.1,
+  scaleUpPays,
+};
 
 /**
  * Guaranteed jobs, one job per stage (exported so that tests and benches can put other elastic tiers around it):
@@ -22,7 +32,9 @@ import { scaleUpPays } from './scale-up-pays.ts';
  *   faster type) when the gain clears Crius's 10 % margin and saves more than a restart on its remaining work. No type
  *   swap: the shortest job keeps the fastest type it was admitted to and a longer one moves up when that frees
  *   (shortest remaining time on the fastest machine, Gonzalez et al.; handing the fast GPUs to the longer job of
- *   a pair delays every job that waits for them);
+ *   a pair delays every job that waits for them); a long job tries, once, a GPU type its model never ran on where the
+ *   expected saving beats the expected cost and the worst case is ≤ 1 % of its remaining time, and goes back if it is
+ *   slower there (`type-trials.ts`: the calibration learns a type only from jobs that run on it);
  * - place: consolidated, keeping unchanged allocations, with Dally's delay timers in their cost-aware form, running
  *   jobs re-consolidated onto one machine (or rack) when that saves more than a restart, and a running job grows
  *   only onto a placement whose rate (type, count, topology) saves more than a restart; then
@@ -34,13 +46,13 @@ export const tesseraGuaranteedStages: Policy = {
   name: 'tessera',
   description: '',
   order: srtfWithMakespanGuard,
-  allocate: criusAllocate({
-    ...DEFAULT_CRIUS_OPTIONS,
-    name: 'tessera',
-    oneHostCount: true,
-    reclaimFaster: { minGain: 0.1, victim: isElasticJob },
-    minScaleUpGain: 0.1,
-    scaleUpPays,
+  allocate: withTypeTrials(criusAllocate(TESSERA_CRIUS_OPTIONS), {
+    estimator: TESSERA_CRIUS_OPTIONS.estimator,
+    cells: TESSERA_CRIUS_OPTIONS,
+    maxLossFraction: 0.01,
+    priorError: TESSERA_CRIUS_OPTIONS.minScaleUpGain,
+    priorWeight: 4,
+    remaining: estimatedRemainingIterations,
   }),
   place: placeThenPackAndMigrate(
     growWhereItPays(

