@@ -379,7 +379,7 @@ const distinctNodes = (content: readonly (readonly (readonly number[])[])[]): bo
   const seen = new Set<string>();
   for (const node of content) {
     const gpus: string[] = [];
-    for (const jobs of node) if (jobs.length > 0) gpus.push(gpuKey(jobs));
+    for (const jobs of node) if (jobs.length > 0) gpus.push([...jobs].sort((a, b) => a - b).join(','));
     if (gpus.length === 0) continue;
     const key = gpus.sort().join(';');
     if (seen.has(key)) return false;
@@ -387,10 +387,6 @@ const distinctNodes = (content: readonly (readonly (readonly number[])[])[]): bo
   }
   return true;
 };
-
-/** A GPU's jobs as a key, in ascending order (most GPUs carry one job: no sorted copy then). */
-const gpuKey = (jobs: readonly number[]): string =>
-  jobs.length === 1 ? String(jobs[0]) : [...jobs].sort((a, b) => a - b).join(',');
 
 /** Per job number, the node of the current class it was last seen on (classes are checked one after another). */
 class SpanCheck {
