@@ -8,6 +8,7 @@ import { allocationGpuCount } from '../../model/plan.ts';
 import type { SchedulerState } from '../../model/state.ts';
 import { type Observation, observeKeyed } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
+import { withEveryOption } from './every-option.ts';
 import { heldJob, observationOf } from './held-job.ts';
 import {
   type CellConfig,
@@ -134,7 +135,10 @@ interface AllocatePass {
 }
 const ALLOCATE_PASS = scratchKey<Map<CriusAllocateOptions, AllocatePass>>('crius allocate pass');
 
-export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
+export const criusAllocate = (options: CriusAllocateOptions): AllocateStage =>
+  allocateStage(withEveryOption(options));
+
+const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
   name: o.name,
 
   largestSize: (spec) => Math.max(...countsFor(spec.gpus, o.countScaling)),
@@ -198,7 +202,9 @@ export const criusAllocate = (o: CriusAllocateOptions): AllocateStage => ({
       depth: o.depth,
       breadth: o.breadth,
       cellsOf,
-      ...(o.scaleUpPays ? { scaleUpPays: o.scaleUpPays(ordered, ctx) } : {}),
+      // Always present (undefined without the rule): one shape of search context for crius and tessera, so the
+      // search code compiled for one is not thrown away ("wrong map") when the other runs.
+      scaleUpPays: o.scaleUpPays?.(ordered, ctx),
     };
     const cache = new MoveCache();
 

@@ -60,14 +60,16 @@ export const refloatSingleGpuWork = (input: RefloatInput): void => {
   const rowStart: number[] = [0];
   const colIndex: number[] = [];
   const costs: number[] = [];
+  const candidates: number[] = [];
   for (const l of floating) {
     const jobs = content(contentNew, l);
-    const candidates = new Set<number>();
-    for (const j of jobs) for (const s of oldPositions[j] ?? []) if (slotOf[s]! >= 0) candidates.add(s);
-    if (candidates.size === 0) continue;
+    candidates.length = 0;
+    for (const j of jobs)
+      for (const s of oldPositions[j] ?? []) if (slotOf[s]! >= 0) addSorted(candidates, s);
+    if (candidates.length === 0) continue;
     const r = rows.length;
     rows.push(l);
-    for (const s of [...candidates].sort((a, b) => a - b)) {
+    for (const s of candidates) {
       const saving = sharedSaving(content(contentOld, s), jobs, oldGpus, newGpus);
       if (saving <= 1e-12) continue;
       colIndex.push(slotOf[s]!);
@@ -115,4 +117,12 @@ export const refloatSingleGpuWork = (input: RefloatInput): void => {
     slotTaken[spare] = 1;
     map[l] = slots[spare]!;
   }
+};
+
+/** Adds `s` to the ascending `list` unless there (a GPU's candidate slots are a handful: no set, no sorted copy). */
+const addSorted = (list: number[], s: number): void => {
+  let at = list.length;
+  while (at > 0 && list[at - 1]! > s) at--;
+  if (at > 0 && list[at - 1] === s) return;
+  list.splice(at, 0, s);
 };

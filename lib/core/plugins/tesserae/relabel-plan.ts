@@ -390,13 +390,12 @@ const distinctNodes = (content: readonly (readonly (readonly number[])[])[]): bo
 
 /** Per job number, the node of the current class it was last seen on (classes are checked one after another). */
 class SpanCheck {
-  private readonly node: Int32Array;
-  private readonly cls: Int32Array;
+  // Per job j: [2j] the class it was last seen in, [2j + 1] its node there (one array: made every relabelling).
+  private readonly seen: Int32Array;
   private current = 0;
 
   constructor(jobs: number) {
-    this.node = new Int32Array(jobs);
-    this.cls = new Int32Array(jobs);
+    this.seen = new Int32Array(2 * jobs);
   }
 
   nextClass(): void {
@@ -405,9 +404,9 @@ class SpanCheck {
 
   /** Records job j on node p of the current class; false when it was already seen on another node of it. */
   onOneNode(j: number, p: number): boolean {
-    if (this.cls[j] === this.current) return this.node[j] === p;
-    this.cls[j] = this.current;
-    this.node[j] = p;
+    if (this.seen[2 * j] === this.current) return this.seen[2 * j + 1] === p;
+    this.seen[2 * j] = this.current;
+    this.seen[2 * j + 1] = p;
     return true;
   }
 }

@@ -1,7 +1,8 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { MigrateStage } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
-import type { Allocation, Plan } from '../../model/plan.ts';
+import type { Plan } from '../../model/plan.ts';
+import { inPlanForm, samePlanFormGpus } from './plan-form.ts';
 import { relabelMigration } from './relabel.ts';
 
 /**
@@ -23,31 +24,7 @@ export const keepsEveryRunningJob = (ordered: readonly JobState[], plan: Plan): 
     if (!isHolding(job)) continue;
     const next = plan.get(job.spec.id);
     const now = job.allocation!;
-    if (next && next.gpuType === now.gpuType && !sameGpus(now, next)) return false;
-  }
-  return true;
-};
-
-/** Distinct hosts, each with GPUs in ascending order: the form relabelling gives every allocation. */
-const inPlanForm = (allocation: Allocation): boolean => {
-  const { slices } = allocation;
-  for (let i = 0; i < slices.length; i++) {
-    const gpus = slices[i]!.gpus;
-    if (gpus.length === 0) return false;
-    for (let k = 1; k < gpus.length; k++) if (!(gpus[k - 1]! < gpus[k]!)) return false;
-    for (let k = 0; k < i; k++) if (slices[k]!.hostId === slices[i]!.hostId) return false;
-  }
-  return true;
-};
-
-/** The same GPUs, however the slices are ordered (both in plan form: distinct hosts, ascending GPUs). */
-const sameGpus = (a: Allocation, b: Allocation): boolean => {
-  if (a === b) return true;
-  if (a.slices.length !== b.slices.length) return false;
-  for (const slice of a.slices) {
-    const other = b.slices.find((s) => s.hostId === slice.hostId);
-    if (!other || other.gpus.length !== slice.gpus.length) return false;
-    for (let k = 0; k < slice.gpus.length; k++) if (other.gpus[k] !== slice.gpus[k]) return false;
+    if (next && next.gpuType === now.gpuType && !samePlanFormGpus(now, next)) return false;
   }
   return true;
 };

@@ -28,14 +28,9 @@ export function relabelWithin(classOf?: (host: Host) => string): MigrateStage['r
     for (const job of ordered) if (isHolding(job)) current.set(job.spec.id, job.allocation!);
     const assignments = ctx.memo.of(ctx.cluster, GPU_ASSIGNMENTS, () => new GpuAssignmentMemo());
     const { hosts, classes } = usableHostClasses(ctx.cluster, ctx.memo, classOf);
-    const { plan: physical } = relabelPlan({
-      hosts,
-      current,
-      plan,
-      assignments,
-      classes,
-      ...(classOf ? { classOf } : {}),
-    });
+    // `classOf` always present (undefined when none): one object shape for every policy's relabelling, so the code
+    // compiled for one (tesserae-t) is not thrown away when another (tessera, by rack) calls it.
+    const { plan: physical } = relabelPlan({ hosts, current, plan, assignments, classes, classOf });
     moveReservations(free, plan, physical);
     return physical;
   };

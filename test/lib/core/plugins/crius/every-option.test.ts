@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import type { CriusAllocateOptions } from '../../../../../lib/core/plugins/crius/allocate.ts';
+import { withEveryOption } from '../../../../../lib/core/plugins/crius/every-option.ts';
+import { DEFAULT_CRIUS_OPTIONS } from '../../../../../lib/core/plugins/crius/policies.ts';
+import { tesseraGuaranteedStages } from '../../../../../lib/core/plugins/tessera/policy.ts';
+
+/** Options as the policies build them: defaults, some overrides, the optional fields present or not. */
+const optionsArb = fc
+  .record(
+    {
+      countScaling: fc.boolean(),
+      typeScaling: fc.boolean(),
+      deadlines: fc.boolean(),
+      oneHostCount: fc.boolean(),
+      depth: fc.integer({ min: 0, max: 4 }),
+      minScaleUpGain: fc.double({ min: 0, max: 1, noNaN: true }),
+      reclaimFaster: fc.constant({ minGain: 0.1, victim: () => true }),
+      scaleUpPays: fc.constant(() => () => true),
+    },
+    { requiredKeys: [] },
+  )
+  .map((overrides): CriusAllocateOptions => ({ ...DEFAULT_CRIUS_OPTIONS, ...overrides, name: 'x' }));
+
+describe('the Crius stage options with every field present', () => {
+  test('property: every field reads as in the given options, and the fields come in one order', () => {
+    const orders = new Set<string>();
+    fc.assert(
+      fc.property(optionsArb, (given) => {
+        const every = withEveryOption(given);
+        for (const key of Object.keys(given) as (keyof CriusAllocateOptions)[])
+          assert.equal(every[key], given[key], key);
+        for (const key of Object.keys(every) as (keyof CriusAllocateOptions)[])
+          if (!(key in given)) assert.equal(every[key], undefined, key);
+        orders.add(Object.keys(every).join());
+      }),
+      { numRuns: 300, seed: 5 },
+    );
+    assert.equal(orders.size, 1);
+  });
+
+  test("tessera's options (with its extra fields) and Crius's defaults give objects of the same fields", () => {
+    const crius = withEveryOption({ ...DEFAULT_CRIUS_OPTIONS, name: 'crius' });
+    const tessera = withEveryOption({
+      ...DEFAULT_CRIUS_OPTIONS,
+      name: 'tessera',
+      oneHostCount: true,
+      reclaimFaster: { minGain: 0.1, victim: () => false },
+      scaleUpPays: () => () => true,
+    });
+    assert.deepEqual(Object.keys(tessera), Object.keys(crius));
+    assert.equal(tessera.oneHostCount, true);
+    assert.equal(crius.oneHostCount, undefined);
+    // The stage is still built from them: tessera's allocation stage keeps its name.
+    assert.equal(tesseraGuaranteedStages.allocate.name, 'tessera');
+  });
+});
