@@ -134,54 +134,87 @@ export const release = (
 ): { moves: Move[]; loss: number } | undefined => {
   const candidates = cache.get(type, s);
   if (candidates.bound < need) return undefined;
+  const search = new ReleaseSearch(type, need, maxLoss, s);
   // The `breadth` most efficient feasible moves, plus the `depth` that free the most (for large needs).
-  const feasible = (m: Move) => m.to.gpuType === type || s.vc.free(m.to.gpuType) >= m.to.gpus;
-  const pool: Move[] = [];
-  const inPool = new Set<Move>();
-  const take = (list: readonly Move[], count: number): void => {
+  search.take(candidates.byEfficiency, s.breadth);
+  search.take(candidates.byFreed, s.depth);
+  search.visit(0, 0, 0);
+  return search.best;
+};
+
+/** Whether a move fits: on its own type, or into the free GPUs of the type it goes to. */
+const feasibleMove = (m: Move, type: GpuTypeId, vc: VirtualAllocation): boolean =>
+  m.to.gpuType === type || vc.free(m.to.gpuType) >= m.to.gpus;
+
+/**
+ * One `release` call's pool and branch-and-bound state. An object with methods rather than closures per call:
+ * `release` runs thousands of times a simulation, and tsx (esbuild keepNames) makes every closure a property
+ * definition, and V8 compiles each closure's code anew once the policies before tessera have run it.
+ */
+class ReleaseSearch {
+  readonly pool: Move[];
+  private readonly inPool: Set<Move>;
+  best: { moves: Move[]; loss: number } | undefined;
+  private bestLoss: number;
+  private readonly chosen: Move[];
+  private readonly jobs: Set<string>;
+  private readonly consumed: Map<GpuTypeId, number>;
+  private readonly type: GpuTypeId;
+  private readonly need: number;
+  private readonly s: SearchContext;
+
+  constructor(type: GpuTypeId, need: number, maxLoss: number, s: SearchContext) {
+    this.pool = [];
+    this.inPool = new Set<Move>();
+    this.best = undefined;
+    this.bestLoss = maxLoss;
+    this.chosen = [];
+    this.jobs = new Set<string>();
+    this.consumed = new Map<GpuTypeId, number>();
+    this.type = type;
+    this.need = need;
+    this.s = s;
+  }
+
+  /** Adds the first `count` feasible moves of `list` not yet in the pool (each look spends budget). */
+  take(list: readonly Move[], count: number): void {
     let taken = 0;
     for (const m of list) {
-      if (taken >= count || !s.budget.spend()) break;
-      if (inPool.has(m) || !feasible(m)) continue;
-      pool.push(m);
-      inPool.add(m);
+      if (taken >= count || !this.s.budget.spend()) break;
+      if (this.inPool.has(m) || !feasibleMove(m, this.type, this.s.vc)) continue;
+      this.pool.push(m);
+      this.inPool.add(m);
       taken++;
     }
-  };
-  take(candidates.byEfficiency, s.breadth);
-  take(candidates.byFreed, s.depth);
-  let best: { moves: Move[]; loss: number } | undefined;
-  let bestLoss = maxLoss;
-  const chosen: Move[] = [];
-  const jobs = new Set<string>();
-  const consumed = new Map<GpuTypeId, number>();
-  const visit = (start: number, freed: number, loss: number): void => {
-    if (freed >= need) {
-      if (loss < bestLoss) {
-        bestLoss = loss;
-        best = { moves: [...chosen], loss };
+  }
+
+  /** Depth-first over pool moves from `start`, keeping the cheapest set that frees `need`. */
+  visit(start: number, freed: number, loss: number): void {
+    if (freed >= this.need) {
+      if (loss < this.bestLoss) {
+        this.bestLoss = loss;
+        this.best = { moves: [...this.chosen], loss };
       }
       return;
     }
-    if (chosen.length >= s.depth) return;
+    const { pool, jobs, consumed, s } = this;
+    if (this.chosen.length >= s.depth) return;
     for (let i = start; i < pool.length; i++) {
       const m = pool[i]!;
-      if (jobs.has(m.jobId) || loss + m.loss >= bestLoss) continue;
-      const other = m.to.gpuType !== type ? m.to.gpuType : undefined;
+      if (jobs.has(m.jobId) || loss + m.loss >= this.bestLoss) continue;
+      const other = m.to.gpuType !== this.type ? m.to.gpuType : undefined;
       if (other && (consumed.get(other) ?? 0) + m.to.gpus > s.vc.free(other)) continue;
       if (!s.budget.spend()) return;
-      chosen.push(m);
+      this.chosen.push(m);
       jobs.add(m.jobId);
       if (other) consumed.set(other, (consumed.get(other) ?? 0) + m.to.gpus);
-      visit(i + 1, freed + m.freed, loss + m.loss);
+      this.visit(i + 1, freed + m.freed, loss + m.loss);
       if (other) consumed.set(other, consumed.get(other)! - m.to.gpus);
       jobs.delete(m.jobId);
-      chosen.pop();
+      this.chosen.pop();
     }
-  };
-  visit(0, 0, 0);
-  return best;
-};
+  }
+}
 
 /**
  * Cells a waiting job may be admitted with: counts up to its request (N/2 or N); 2N only on a type where
