@@ -363,9 +363,10 @@ const visitHolder = (
   cells: JobCells,
 ): boolean => {
   // Holding its Cell, a job's list is its shape's shared one less the entry of its held type and count: when even
-  // the best of those gains too little (the usual case), neither list is made.
+  // the best of those gains too little (the usual case), neither list is made. What it spends is `spentOn`'s, which
+  // later scans charge for the holders they skip: one rule for both.
   const shared = from === cells.current ? cells.shared : undefined;
-  s.budget.spend(shared ? shared.size : cells.configs.length);
+  s.budget.spend(spentOn(from, cells));
   if (shared) {
     const most = shared.best - from.value;
     if (most <= minGain * from.value) return false;
