@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { loadCluster } from '../lib/clusters/load.ts';
 import type { Cluster } from '../lib/core/model/cluster.ts';
 import type { JobSpec } from '../lib/core/model/job.ts';
@@ -51,6 +51,10 @@ const traceSetup = (
     };
   },
 });
+
+/** A whole trace file on a cluster (`bench flagship --trace <file> --cluster <name>`), named `<file>@<cluster>`. */
+export const traceFileSetup = (path: string, cluster: string): FlagshipSetup =>
+  traceSetup(`${basename(path)}@${cluster}`, { trace: path, cluster });
 
 const phillySetup = (
   cluster: string,

@@ -4,7 +4,7 @@ import { offeredLoad } from '../lib/sim/offered-load.ts';
 import { simulate } from '../lib/sim/simulator.ts';
 import { type SimSummary, summarize } from '../lib/sim/summary.ts';
 import { formatFlagshipReport } from './flagship-report.ts';
-import { type FlagshipWorkload, flagshipPerf, flagshipSetups } from './flagship-setups.ts';
+import { type FlagshipWorkload, flagshipPerf, flagshipSetups, traceFileSetup } from './flagship-setups.ts';
 import type { BenchRow, BenchSuite } from './types.ts';
 
 export const FLAGSHIP = 'tessera';
@@ -62,11 +62,14 @@ export const flagshipSuite: BenchSuite = {
     'misses',
   ],
   formatText: formatFlagshipReport,
-  *run({ quick, seed, log, lengthNoise = 1, heldOut = false, only }) {
+  *run({ quick, seed, log, lengthNoise = 1, heldOut = false, only, trace }) {
     const perf = flagshipPerf();
     const truth = groundTruthModel(perf, { seed });
     const others = otherPolicies(quick);
-    for (const setup of chosenSetups(flagshipSetups({ quick, heldOut }), only)) {
+    const setups = trace
+      ? [traceFileSetup(trace.path, trace.cluster)]
+      : chosenSetups(flagshipSetups({ quick, heldOut }), only);
+    for (const setup of setups) {
       const w = setup.build(perf, truth, seed);
       const load = offeredLoad(w.jobs, w.cluster, truth, w.reference);
       // tessera runs last: the first simulation in a process also pays for compiling the shared simulator and

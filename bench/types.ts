@@ -15,6 +15,11 @@ export interface BenchOptions {
   readonly only?: string;
   /** Suites with a held-out matrix (flagship): run the workloads the issue does not name instead of the named ones. */
   readonly heldOut?: boolean;
+  /**
+   * Flagship: one setup from a trace file (any format `tessera sim --trace` reads) on a cluster preset, instead of a
+   * matrix — tessera against every other policy on a trace of one's own or a public one.
+   */
+  readonly trace?: { readonly path: string; readonly cluster: string };
   /** Called with a one-line progress message (stderr in the CLI). */
   readonly log: (message: string) => void;
 }

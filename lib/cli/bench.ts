@@ -11,6 +11,8 @@ interface BenchCliOptions {
   lengthNoise?: number | true;
   setup?: string;
   heldOut?: boolean;
+  trace?: string;
+  cluster?: string;
 }
 
 export const registerBenchCommand = (program: Command): void => {
@@ -31,9 +33,18 @@ export const registerBenchCommand = (program: Command): void => {
       '--held-out',
       'flagship: the held-out matrix (public workloads on windows, clusters and rates the named matrix does not use)',
     )
+    .option(
+      '--trace <file>',
+      'flagship: instead of a matrix, one trace file (any format `tessera sim --trace` reads) on the cluster of --cluster',
+    )
+    .option('--cluster <name>', 'flagship with --trace: the cluster preset to replay the trace on')
     .addHelpText('after', `\nSuites:\n${suiteList()}`)
     .action(async (name: string, options: BenchCliOptions) => {
       const suite = getSuite(name);
+      if ((options.trace === undefined) !== (options.cluster === undefined))
+        throw new Error(
+          '--trace and --cluster go together: a trace file and the cluster preset to replay it on',
+        );
       const rows: BenchRow[] = [];
       for await (const row of suite.run({
         quick: options.quick ?? false,
@@ -41,6 +52,9 @@ export const registerBenchCommand = (program: Command): void => {
         lengthNoise: options.lengthNoise === true ? 2 : (options.lengthNoise ?? 1),
         ...(options.setup === undefined ? {} : { only: options.setup }),
         heldOut: options.heldOut ?? false,
+        ...(options.trace && options.cluster
+          ? { trace: { path: options.trace, cluster: options.cluster } }
+          : {}),
         log: (m) => process.stderr.write(`${m}\n`),
       })) {
         rows.push(row);

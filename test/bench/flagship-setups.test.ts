@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { comparisonRow, FLAGSHIP, flagshipSuite, otherPolicies, runSetup } from '../../bench/flagship.ts';
 import {
   FLAGSHIP_SETUPS,
@@ -79,5 +80,31 @@ describe('bench flagship --held-out', () => {
     const row = comparisonRow(setup.name, summaries, Number.POSITIVE_INFINITY);
     assert.equal(row.best, 'fifo');
     assert.ok(Number.isFinite(row.avgJctRatio) && (row.avgJctRatio as number) > 0);
+  });
+});
+
+describe('bench flagship --trace <file> --cluster <name>', () => {
+  test('replays one trace file (the Shockwave fixture) with tessera and every other policy side by side', () => {
+    const path = fileURLToPath(new URL('../fixtures/traces/shockwave-120jobs.trace', import.meta.url));
+    const rows = [
+      ...(flagshipSuite.run({
+        quick: true,
+        seed: 0,
+        log: () => {},
+        trace: { path, cluster: 'tesserae-32' },
+      }) as Iterable<BenchRow>),
+    ];
+    assert.deepEqual(
+      rows.map((r) => r.setup),
+      rows.map(() => 'shockwave-120jobs.trace@tesserae-32'),
+    );
+    assert.deepEqual(
+      rows.map((r) => r.policy),
+      [...otherPolicies(true), FLAGSHIP, `${FLAGSHIP}÷best`],
+    );
+    for (const r of rows.slice(0, -1)) assert.equal(r.completed, 11, r.policy);
+    const comparison = rows.at(-1)!;
+    assert.ok((comparison.avgJctRatio as number) > 0);
+    assert.ok((comparison.makespanRatio as number) > 0);
   });
 });

@@ -18,3 +18,12 @@ test('tessera bench --help names every suite with what it measures, within 80 co
   }
   for (const line of listed.split('\n')) assert.ok(line.length <= 80, line);
 });
+
+test('tessera bench flagship --trace without --cluster says they go together (and runs nothing)', async () => {
+  const program = new Command().exitOverride();
+  registerBenchCommand(program);
+  await assert.rejects(
+    program.parseAsync(['bench', 'flagship', '--trace', 'some.trace'], { from: 'user' }),
+    /--trace and --cluster go together/,
+  );
+});
