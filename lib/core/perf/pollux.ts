@@ -1,4 +1,5 @@
 import type { SingleGpuPoint } from './gavel.ts';
+import { accumulatedStep } from './pollux-accumulation.ts';
 import { evenSpread, type PerfCatalog } from './query.ts';
 import { POLLUX_GPU_TYPE } from './sources.ts';
 import type { PolluxTable } from './tables.ts';
@@ -47,6 +48,8 @@ export class PolluxIndex {
   private readonly models = new Set<string>();
   private readonly shapesByModel = new Map<string, EvenShape[]>();
   private readonly points: SingleGpuPoint[] = [];
+  /** Per model, the largest local batch of its placements.csv: above it a step accumulates gradients. */
+  private readonly maxLocalBatch = new Map<string, number>();
 
   constructor(table: PolluxTable, catalog: PerfCatalog) {
     const unknown: string[] = [];
@@ -60,6 +63,7 @@ export class PolluxIndex {
       }
       this.models.add(model);
       for (const row of app.placements) {
+        this.maxLocalBatch.set(model, Math.max(this.maxLocalBatch.get(model) ?? 0, row.localBatchSize));
         append(this.byPlacement, `${model}|${canonicalPlacement([...row.placement].map(Number))}`, row);
         if (row.placement === '1') {
           this.points.push({
@@ -85,6 +89,15 @@ export class PolluxIndex {
 
   /** Step time of `model` with `gpusPerNode` GPUs on each node and `localBatch` samples per GPU. */
   step(model: string, gpusPerNode: readonly number[], localBatch: number): StepTime | undefined {
+    const max = this.maxLocalBatch.get(model) ?? Number.POSITIVE_INFINITY;
+    return accumulatedStep(localBatch, max, (local) => this.measuredStep(model, gpusPerNode, local));
+  }
+
+  private measuredStep(
+    model: string,
+    gpusPerNode: readonly number[],
+    localBatch: number,
+  ): StepTime | undefined {
     const placed = this.byPlacement.get(`${model}|${canonicalPlacement(gpusPerNode)}`);
     if (placed) return interpolate(placed, localBatch);
     const nodes = gpusPerNode.filter((g) => g > 0).length;

@@ -7,6 +7,7 @@ import { costAwareDelay } from '../dally/cost-aware-delay.ts';
 import { reconsolidate } from '../dally/reconsolidate.ts';
 import { isElasticJob, withElasticTier } from '../easyscale/tier.ts';
 import { maxWeightPacking } from '../tesserae/max-weight-packing.ts';
+import { withCellSizes } from './cell-sizes.ts';
 import { growWhereItPays } from './grow-where-it-pays.ts';
 import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
@@ -46,14 +47,17 @@ export const tesseraGuaranteedStages: Policy = {
   name: 'tessera',
   description: '',
   order: srtfWithMakespanGuard,
-  allocate: withTypeTrials(criusAllocate(TESSERA_CRIUS_OPTIONS), {
-    estimator: TESSERA_CRIUS_OPTIONS.estimator,
-    cells: TESSERA_CRIUS_OPTIONS,
-    maxLossFraction: 0.01,
-    priorError: TESSERA_CRIUS_OPTIONS.minScaleUpGain,
-    priorWeight: 4,
-    remaining: estimatedRemainingIterations,
-  }),
+  allocate: withCellSizes(
+    withTypeTrials(criusAllocate(TESSERA_CRIUS_OPTIONS), {
+      estimator: TESSERA_CRIUS_OPTIONS.estimator,
+      cells: TESSERA_CRIUS_OPTIONS,
+      maxLossFraction: 0.01,
+      priorError: TESSERA_CRIUS_OPTIONS.minScaleUpGain,
+      priorWeight: 4,
+      remaining: estimatedRemainingIterations,
+    }),
+    TESSERA_CRIUS_OPTIONS,
+  ),
   place: placeThenPackAndMigrate(
     growWhereItPays(
       reconsolidate(
