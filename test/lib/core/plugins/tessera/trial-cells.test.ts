@@ -7,7 +7,11 @@ import { allowedTypes } from '../../../../../lib/core/framework/estimates.ts';
 import { roundContext } from '../../../../../lib/core/framework/round.ts';
 import { RoundMemo } from '../../../../../lib/core/framework/round-memo.ts';
 import type { SchedulerState } from '../../../../../lib/core/model/state.ts';
-import { type CellConfig, type CellOptions, jobCells } from '../../../../../lib/core/plugins/crius/job-cells.ts';
+import {
+  type CellConfig,
+  type CellOptions,
+  jobCells,
+} from '../../../../../lib/core/plugins/crius/job-cells.ts';
 import { byValue } from '../../../../../lib/core/plugins/crius/own-cells.ts';
 import { CRIUS_ESTIMATOR, DEFAULT_CRIUS_OPTIONS } from '../../../../../lib/core/plugins/crius/policies.ts';
 import type { CellCalibrationState } from '../../../../../lib/core/plugins/crius/state.ts';
@@ -77,11 +81,20 @@ const checkOptions = (options: CellOptions, label: string) => {
         for (const job of running) {
           const held = job.allocation!.gpuType;
           const others = allowedTypes(job.spec, ctx).filter((t) => t !== held);
-          const own = jobCells(job, contextOf(calibration, new RoundMemo()), CRIUS_ESTIMATOR, options).configs;
+          const own = jobCells(
+            job,
+            contextOf(calibration, new RoundMemo()),
+            CRIUS_ESTIMATOR,
+            options,
+          ).configs;
           for (const gpus of new Set(own.map((c) => c.gpus))) {
             const want = own.filter((c) => c.gpus === gpus && others.includes(c.gpuType));
             const got = trialCells(job, ctx, CRIUS_ESTIMATOR, options, gpus, others);
-            assert.deepEqual([...got].sort(byValue).map(summary), want.map(summary), `${label} ${job.spec.id}`);
+            assert.deepEqual(
+              [...got].sort(byValue).map(summary),
+              want.map(summary),
+              `${label} ${job.spec.id}`,
+            );
             compared += want.length;
             if (want.some((c) => calibration.cells[job.spec.id]?.cell === c.key)) ownThere++;
           }
