@@ -15,18 +15,30 @@ export type UntriedTypes = (spec: JobSpec) => readonly GpuTypeId[];
  */
 export const untriedTypesOf = (ctx: RoundContext): UntriedTypes => {
   const efficiency = ctx.state.cellCalibration?.efficiency;
-  // model → allowed-type list ('' for any type present) → untried types.
+  const untried = (spec: JobSpec): readonly GpuTypeId[] =>
+    allowedTypes(spec, ctx).filter((t) => efficiency?.[efficiencyKey(spec.model, t)] === undefined);
+  // model → allowed-type list → untried types, for jobs restricted to some types.
   const known = new Map<string, Map<string, readonly GpuTypeId[]>>();
+  // Most jobs may use any type present: one lookup by model.
+  const anyType = new Map<string, readonly GpuTypeId[]>();
   return (spec) => {
+    if (!spec.gpuTypes || spec.gpuTypes.length === 0) {
+      let types = anyType.get(spec.model);
+      if (!types) {
+        types = untried(spec);
+        anyType.set(spec.model, types);
+      }
+      return types;
+    }
     let byAllowed = known.get(spec.model);
     if (!byAllowed) {
       byAllowed = new Map();
       known.set(spec.model, byAllowed);
     }
-    const allowedKey = spec.gpuTypes && spec.gpuTypes.length > 0 ? spec.gpuTypes.join(',') : '';
+    const allowedKey = spec.gpuTypes.join(',');
     let types = byAllowed.get(allowedKey);
     if (!types) {
-      types = allowedTypes(spec, ctx).filter((t) => efficiency?.[efficiencyKey(spec.model, t)] === undefined);
+      types = untried(spec);
       byAllowed.set(allowedKey, types);
     }
     return types;
