@@ -272,7 +272,8 @@ const keysOf = (ctx: RoundContext): CapacityKeys => {
 const countSlot = (counts: CountOptions): 0 | 1 | 2 =>
   counts.countScaling ? (counts.oneHostCount ? 2 : 1) : 0;
 
-const staticCells = (
+/** The job's raw Cells for the round's capacity and count options, uncalibrated (every job of its shape shares them). */
+export const staticCells = (
   job: JobState,
   ctx: RoundContext,
   estimator: CellEstimator,

@@ -3,6 +3,7 @@ import type { RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
 import { efficiencyFactor, efficiencyKey } from '../crius/calibration.ts';
 import type { CellConfig } from '../crius/job-cells.ts';
+import { orderIndex } from '../tesserae/order-index.ts';
 import { estimatedRemainingIterations } from './order.ts';
 
 /**
@@ -25,12 +26,14 @@ export const scaleUpPays = (
   ordered: readonly JobState[],
   ctx: RoundContext,
 ): ((jobId: string, from: CellConfig, to: CellConfig) => boolean) => {
-  // Built on the first scale-up asked about (most rounds have waiting jobs and scale nobody up).
-  let byId: Map<string, JobState> | undefined;
+  // Looked up on the first scale-up asked about (most rounds have waiting jobs and scale nobody up): the order's
+  // index the packing stages read too, made once per round.
+  let index: ReadonlyMap<string, number> | undefined;
   const calibration = ctx.state.cellCalibration;
   return (jobId, from, to) => {
-    if (!byId) byId = new Map(ordered.map((job) => [job.spec.id, job]));
-    const job = byId.get(jobId);
+    index ??= orderIndex(ordered, ctx);
+    const at = index.get(jobId);
+    const job = at === undefined ? undefined : ordered[at];
     if (!job || !(from.rate > 0)) return false;
     const own = calibration?.cells[jobId];
     // The job's measured ratio over its model's efficiency on the type it holds: its own deviation. (No closure

@@ -1,16 +1,17 @@
 import { isHolding } from '../../framework/compare.ts';
-import { allowedTypes } from '../../framework/estimates.ts';
 import { type ScratchKey, scratchKey } from '../../framework/scratch.ts';
 import type { AllocateStage, Demand, RoundContext } from '../../framework/stages.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobState } from '../../model/job.ts';
 import { allocationGpuCount, type Plan } from '../../model/plan.ts';
 import type { SchedulerState } from '../../model/state.ts';
-import { efficiencyKey } from '../crius/calibration.ts';
 import type { CellEstimator } from '../crius/estimator.ts';
 import { type CellConfig, type CellOptions, jobCells } from '../crius/job-cells.ts';
+import { byValue } from '../crius/own-cells.ts';
 import type { TypeTrial } from './state.ts';
+import { trialCells } from './trial-cells.ts';
 import { expectedSavedFraction, modelError, slowerChance } from './trial-value.ts';
+import { type UntriedTypes, untriedTypesOf } from './untried-types.ts';
 
 /**
  * Type trials: a long job tries, once, a GPU type its model never ran on, and goes back if it is slower there.
@@ -64,9 +65,12 @@ export const withTypeTrials = (inner: AllocateStage, o: TypeTrialOptions): Alloc
       if (!open && somebodyWaits) return demands;
       // The inner stage's map is the round's own (Crius makes a new one each round): changed in place, not copied.
       const out = demands;
-      const free = freeByType(ctx, out);
       const started = ctx.scratch.get(startedKey, () => []);
-      const value = trialValue(ctx, o);
+      const untriedOf = untriedTypesOf(ctx);
+      const value = trialValue(ctx, o, untriedOf);
+      // Made when first needed: most rounds no running job is long enough and of a model with an untried type.
+      let freeMap: Map<GpuTypeId, number> | undefined;
+      const freeNow = (): Map<GpuTypeId, number> => (freeMap ??= freeByType(ctx, out));
       if (open) {
         for (const job of ordered) {
           const trial = open[job.spec.id];
@@ -77,6 +81,7 @@ export const withTypeTrials = (inner: AllocateStage, o: TypeTrialOptions): Alloc
           // slower than its A100s two trials before; held-out philly-d25 on aws-mixed, seed 1).
           const given = out.get(job.spec.id)!;
           if (criusRatesFaster(job, given, trial, ctx, o)) continue;
+          const free = freeNow();
           free.set(given.gpuType, free.get(given.gpuType)! + given.gpus);
           const next = somebodyWaits
             ? undefined
@@ -90,7 +95,9 @@ export const withTypeTrials = (inner: AllocateStage, o: TypeTrialOptions): Alloc
         }
       }
       if (!somebodyWaits) {
-        const best = bestTrial(ordered, out, free, ctx, value);
+        const mayTry = (job: JobState, rate: number) =>
+          boundedLoss(job, rate, ctx, o) && untriedOf(job.spec).length > 0;
+        const best = bestTrial(ordered, out, freeNow, ctx, value, mayTry);
         if (best) {
           out.set(best.jobId, best.demand);
           started.push({ jobId: best.jobId, trial: best.trial });
@@ -157,58 +164,65 @@ type TrialValue = (
   exclude?: GpuTypeId,
 ) => { config: CellConfig; net: number } | undefined;
 
-const trialValue = (ctx: RoundContext, o: TypeTrialOptions): TrialValue => {
+const trialValue = (ctx: RoundContext, o: TypeTrialOptions, untriedOf: UntriedTypes): TrialValue => {
   const calibration = ctx.state.cellCalibration;
   const restart = ctx.config.restartSeconds;
   const round = ctx.config.roundSeconds;
   let sigma: number | undefined;
   return (job, gpus, rate, free, exclude) => {
+    if (!boundedLoss(job, rate, ctx, o)) return undefined;
     const remainingSeconds = o.remaining(job) / rate;
-    if (2 * restart + round > o.maxLossFraction * remainingSeconds) return undefined;
     const current = job.allocation?.gpuType;
-    const untried = allowedTypes(job.spec, ctx).filter(
-      (t) =>
-        t !== current &&
-        t !== exclude &&
-        (free.get(t) ?? 0) > 0 &&
-        calibration?.efficiency[efficiencyKey(job.spec.model, t)] === undefined,
+    // A Cell at `gpus` GPUs needs as many free: a type with fewer can offer none.
+    const untried = untriedOf(job.spec).filter(
+      (t) => t !== current && t !== exclude && (free.get(t) ?? 0) >= gpus,
     );
     if (untried.length === 0) return undefined;
     sigma ??= modelError(calibration?.efficiency, o.priorError, o.priorWeight);
     const s = sigma;
     let best: { config: CellConfig; net: number } | undefined;
-    for (const c of jobCells(job, ctx, o.estimator, o.cells).configs) {
-      if (c.gpus !== gpus || !untried.includes(c.gpuType) || c.gpus > free.get(c.gpuType)! || !(c.rate > 0))
-        continue;
+    for (const c of trialCells(job, ctx, o.estimator, o.cells, gpus, untried)) {
+      if (!(c.rate > 0)) continue;
       const x = Math.log(c.rate / rate);
       if (x < -2 * s) continue;
       const net =
         remainingSeconds * expectedSavedFraction(x, s) - (restart + slowerChance(x, s) * (restart + round));
-      if (net > 0 && (!best || net > best.net)) best = { config: c, net };
+      // Of equal savings, the Cell first in the job's list (`byValue`) goes.
+      if (net > 0 && (!best || net > best.net || (net === best.net && byValue(c, best.config) < 0)))
+        best = { config: c, net };
     }
     return best;
   };
 };
 
-/** The trial with the largest net expected saving among running jobs the allocation kept, or undefined. */
+/** The worst case of a trial — a restart there, a restart back and a round of no progress — is bounded. */
+const boundedLoss = (job: JobState, rate: number, ctx: RoundContext, o: TypeTrialOptions): boolean =>
+  !(2 * ctx.config.restartSeconds + ctx.config.roundSeconds > o.maxLossFraction * (o.remaining(job) / rate));
+
+/**
+ * The trial with the largest net expected saving among running jobs the allocation kept, or undefined. `mayTry`:
+ * what is cheap to check first (the loss bound, an untried type) and necessary for `value` to find one.
+ */
 const bestTrial = (
   ordered: readonly JobState[],
   demands: ReadonlyMap<string, Demand>,
-  free: ReadonlyMap<GpuTypeId, number>,
+  freeNow: () => ReadonlyMap<GpuTypeId, number>,
   ctx: RoundContext,
   value: TrialValue,
+  mayTry: (job: JobState, rate: number) => boolean,
 ): { jobId: string; demand: Demand; trial: TypeTrial } | undefined => {
   const open = ctx.state.typeTrials?.jobs;
   let best: { job: JobState; config: CellConfig; net: number } | undefined;
   for (const job of ordered) {
-    const a = job.allocation;
     const measured = job.measuredThroughput;
+    if (!(measured !== undefined && measured > 0) || !mayTry(job, measured)) continue;
+    const a = job.allocation;
     if (!isHolding(job) || !a?.cell || a.packedWith || a.ests || job.spec.elastic) continue;
-    if (!(measured !== undefined && measured > 0) || open?.[job.spec.id]) continue;
+    if (open?.[job.spec.id]) continue;
     const gpus = allocationGpuCount(a);
     const demand = demands.get(job.spec.id);
     if (!demand || demand.gpuType !== a.gpuType || demand.gpus !== gpus) continue;
-    const found = value(job, gpus, measured, free);
+    const found = value(job, gpus, measured, freeNow());
     if (found && (!best || found.net > best.net)) best = { job, ...found };
   }
   if (!best) return undefined;
