@@ -1,6 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { FreeGpus } from '../../framework/free-gpus.ts';
 import type { AllocateStage, Demand, PlaceStage, Policy, RoundContext } from '../../framework/stages.ts';
+import { allocationOf } from '../../model/allocation-of.ts';
 import type { HostSlice } from '../../model/cluster.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobState } from '../../model/job.ts';
@@ -265,7 +266,7 @@ export const placeElastic = (
   const draft: Allocation = { gpuType: primaryType(counts, model.capability), slices };
   const ests = estMapping(model.maxP, workerTypes(draft, ctx.hostOf), model.capability, estsPerGpu);
   if (held && sameGpus(held, draft) && sameMapping(held, slices, ests)) return held;
-  return { ...draft, ests };
+  return allocationOf(draft.gpuType, slices, undefined, undefined, undefined, ests);
 };
 
 const countsOfChosen = (chosen: ReadonlyMap<string, number[]>, free: FreeGpus): GpuCounts => {

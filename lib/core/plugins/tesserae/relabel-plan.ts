@@ -1,3 +1,4 @@
+import { withSlices } from '../../model/allocation-of.ts';
 import type { Host, HostSlice } from '../../model/cluster.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
 import { GpuAssignmentMemo, moveCost, sharedSaving } from './node-pair-cost.ts';
@@ -259,7 +260,7 @@ const renamed = (
     hostId,
     gpus: gpus.sort((a, b) => a - b),
   }));
-  return { ...allocation, slices };
+  return withSlices(allocation, slices);
 };
 
 /** The amortised migration cost of the renaming `maps`: per class, everything out and in, less what stays. */
