@@ -1,6 +1,6 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { PackStage } from '../../framework/stages.ts';
-import { allocationOf, pairedWith, unpaired } from '../../model/allocation-of.ts';
+import { allocationOf, copiedSlices, pairedWith, unpaired } from '../../model/allocation-of.ts';
 import type { JobState } from '../../model/job.ts';
 import { type Allocation, allocationGpuCount, sameGpus } from '../../model/plan.ts';
 import { mayShareGpus } from '../tesserae/eligibility.ts';
@@ -53,17 +53,11 @@ export const keepingPairs = (
         hostId,
         unchangedPairing(held, hosted, guest.spec.id, named) ?? pairedWith(hosted, guest.spec.id, named),
       );
-      const guestBase = { gpuType: hosted.gpuType, slices: hosted.slices };
+      const guestBase = allocationOf(hosted.gpuType, hosted.slices);
       next.set(
         guest.spec.id,
         unchangedPairing(guest.allocation, guestBase, hostId, named) ??
-          allocationOf(
-            hosted.gpuType,
-            hosted.slices.map((s) => ({ hostId: s.hostId, gpus: [...s.gpus] })),
-            undefined,
-            hostId,
-            named,
-          ),
+          allocationOf(hosted.gpuType, copiedSlices(hosted.slices), undefined, hostId, named),
       );
     }
     return inner.pack(ordered, next, free, ctx);

@@ -1,7 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import { allowedTypes } from '../../framework/estimates.ts';
 import type { PackStage } from '../../framework/stages.ts';
-import { allocationOf, pairedWith } from '../../model/allocation-of.ts';
+import { allocationOf, copiedSlices, pairedWith } from '../../model/allocation-of.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { ColocationEstimate, ModelRef } from '../../model/perf.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
@@ -208,13 +208,7 @@ const byRankDescending = (ids: readonly string[], rank: ReadonlyMap<string, numb
 
 /** The guest's allocation: the host job's exact GPUs, nothing else of its allocation (no Cell, no ESTs). */
 const sharedAllocation = (host: Allocation, hostId: string, strategy: string | undefined): Allocation =>
-  allocationOf(
-    host.gpuType,
-    host.slices.map((s) => ({ hostId: s.hostId, gpus: [...s.gpus] })),
-    undefined,
-    hostId,
-    strategy,
-  );
+  allocationOf(host.gpuType, copiedSlices(host.slices), undefined, hostId, strategy);
 
 /** Jobs grouped into classes of equal weight, in first-seen order (deterministic). */
 class ClassIndex<C> {

@@ -256,10 +256,9 @@ const renamed = (
       byHost.set(hostId, list);
     }
   }
-  const slices: HostSlice[] = [...byHost].map(([hostId, gpus]) => ({
-    hostId,
-    gpus: gpus.sort((a, b) => a - b),
-  }));
+  // By push, not map: one array kind however hot this is (see `copiedSlices`).
+  const slices: HostSlice[] = [];
+  for (const [hostId, gpus] of byHost) slices.push({ hostId, gpus: gpus.sort((a, b) => a - b) });
   return withSlices(allocation, slices);
 };
 
