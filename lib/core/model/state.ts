@@ -5,8 +5,9 @@ import type { TypeTrialState } from '../plugins/tessera/state.ts';
 
 /**
  * What the scheduler carries from one round to the next (DynamoDB SchedulerState on AWS, memory in the simulator).
- * Stages that learn over time (Dally's auto-tuner, Crius calibration) add their own fields,
- * each typed in its plugin's state file (lib/core/plugins/dally/state.ts, lib/core/plugins/crius/state.ts).
+ * Stages that learn over time (Dally's auto-tuner, Crius calibration) have their own fields, each typed in its
+ * plugin's state file (lib/core/plugins/dally/state.ts, lib/core/plugins/crius/state.ts), and set them through
+ * `schedulerStateWith` (every field present, undefined until set).
  */
 export interface SchedulerState {
   readonly round: number;

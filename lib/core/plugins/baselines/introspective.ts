@@ -2,7 +2,7 @@ import { isHolding } from '../../framework/compare.ts';
 import { levelOf } from '../../framework/free-gpus.ts';
 import type { MigrateStage } from '../../framework/stages.ts';
 import { withSlices } from '../../model/allocation-of.ts';
-import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
+import { allocationGpuCount } from '../../model/plan.ts';
 import { levelRank } from '../../model/topology.ts';
 
 /**

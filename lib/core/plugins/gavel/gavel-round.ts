@@ -6,7 +6,7 @@ import { allocationOf, copiedSlices, pairedWith } from '../../model/allocation-o
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobState } from '../../model/job.ts';
 import type { PerfModel } from '../../model/perf.ts';
-import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
+import { allocationGpuCount } from '../../model/plan.ts';
 import { mayShareGpus } from '../tesserae/eligibility.ts';
 import { type GavelAllocation, type GavelPair, solveMaxMinFairness } from './gavel-lp.ts';
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { allocationOf, pairedWith, unpaired, withSlices } from '../../../../lib/core/model/allocation-of.ts';
-import type { Allocation } from '../../../../lib/core/model/plan.ts';
 
 const cell = { gpuType: 'A100', gpus: 2, stageGpus: [2] };
 const slices = [{ hostId: 'h1', gpus: [0, 1] }];
