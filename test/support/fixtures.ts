@@ -2,6 +2,7 @@ import { expandCluster } from '../../lib/clusters/spec.ts';
 import { FreeGpus } from '../../lib/core/framework/free-gpus.ts';
 import { roundContext } from '../../lib/core/framework/round.ts';
 import type { Policy, RoundContext } from '../../lib/core/framework/stages.ts';
+import { allocationOf } from '../../lib/core/model/allocation-of.ts';
 import type { Cluster } from '../../lib/core/model/cluster.ts';
 import { type JobSpec, type JobState, newJobState } from '../../lib/core/model/job.ts';
 import type { PerfModel, ThroughputQuery } from '../../lib/core/model/perf.ts';
@@ -55,10 +56,11 @@ export const running = (
   ...state,
 });
 
-export const on = (gpuType: string, ...slices: [string, number[]][]): Allocation => ({
-  gpuType,
-  slices: slices.map(([hostId, gpus]) => ({ hostId, gpus })),
-});
+export const on = (gpuType: string, ...slices: [string, number[]][]): Allocation =>
+  allocationOf(
+    gpuType,
+    slices.map(([hostId, gpus]) => ({ hostId, gpus })),
+  );
 
 /** A round at time 0 with a fresh scheduler state and no policy: the context a unit test of one stage needs. */
 export const stageContext = (

@@ -4,7 +4,7 @@ import type { GpuTypeId } from '../model/gpu.ts';
 import { isActive, type JobSpec, type JobState } from '../model/job.ts';
 import type { PerfModel } from '../model/perf.ts';
 import { type Allocation, allocationGpuCount, busyGpuCount, type Plan, sameGpus } from '../model/plan.ts';
-import type { SchedulerState } from '../model/state.ts';
+import { type SchedulerState, schedulerStateWith } from '../model/state.ts';
 import { capacityKey } from './capacity-key.ts';
 import { isHolding } from './compare.ts';
 import { neverProgressesReason, unschedulableReason } from './estimates.ts';
@@ -109,7 +109,7 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   return {
     plan,
     actions,
-    state: { ...state, round: input.state.round + 1, lastRoundAt: input.now },
+    state: schedulerStateWith(state, { round: input.state.round + 1, lastRoundAt: input.now }),
     stats: {
       round: input.state.round + 1,
       activeJobs: active.length,

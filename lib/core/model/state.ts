@@ -5,8 +5,9 @@ import type { TypeTrialState } from '../plugins/tessera/state.ts';
 
 /**
  * What the scheduler carries from one round to the next (DynamoDB SchedulerState on AWS, memory in the simulator).
- * Stages that learn over time (Dally's auto-tuner, Crius calibration) add their own fields,
- * each typed in its plugin's state file (lib/core/plugins/dally/state.ts, lib/core/plugins/crius/state.ts).
+ * Stages that learn over time (Dally's auto-tuner, Crius calibration) have their own fields, each typed in its
+ * plugin's state file (lib/core/plugins/dally/state.ts, lib/core/plugins/crius/state.ts), and set them through
+ * `schedulerStateWith` (every field present, undefined until set).
  */
 export interface SchedulerState {
   readonly round: number;
@@ -21,4 +22,22 @@ export interface SchedulerState {
   readonly typeTrials?: TypeTrialState;
 }
 
-export const initialSchedulerState = (): SchedulerState => ({ round: 0 });
+/**
+ * `state` with `changes` applied (a field given as undefined is cleared), every field present in declaration order.
+ * Stages update the state through here rather than by spreads: states whose fields were added in another order, or
+ * copied by a spread in code that sees several shapes, each had a hidden class of their own, and every stage reading
+ * `ctx.state` (Crius's calibration, Dally's tuner, the simulator) was compiled again when a policy's states reached it.
+ */
+export const schedulerStateWith = (
+  state: SchedulerState,
+  changes: Partial<SchedulerState>,
+): SchedulerState => ({
+  round: changes.round ?? state.round,
+  lastRoundAt: 'lastRoundAt' in changes ? changes.lastRoundAt : state.lastRoundAt,
+  delayTuner: 'delayTuner' in changes ? changes.delayTuner : state.delayTuner,
+  elastic: 'elastic' in changes ? changes.elastic : state.elastic,
+  cellCalibration: 'cellCalibration' in changes ? changes.cellCalibration : state.cellCalibration,
+  typeTrials: 'typeTrials' in changes ? changes.typeTrials : state.typeTrials,
+});
+
+export const initialSchedulerState = (): SchedulerState => schedulerStateWith({ round: 0 }, {});

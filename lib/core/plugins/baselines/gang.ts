@@ -1,4 +1,5 @@
 import { isHolding } from '../../framework/compare.ts';
+import { demandOf } from '../../framework/demand-of.ts';
 import { allowedTypes, isolatedThroughput, progressTypes } from '../../framework/estimates.ts';
 import type { AllocateStage, Demand, RoundContext } from '../../framework/stages.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
@@ -31,7 +32,7 @@ export const gangAllocate = (options: GangOptions): AllocateStage => ({
         const type = job.allocation!.gpuType;
         const gpus = allocationGpuCount(job.allocation!);
         if ((remaining.get(type) ?? 0) >= gpus) {
-          demands.set(job.spec.id, { gpuType: type, gpus });
+          demands.set(job.spec.id, demandOf(type, gpus));
           remaining.set(type, remaining.get(type)! - gpus);
         }
         continue;
@@ -44,7 +45,7 @@ export const gangAllocate = (options: GangOptions): AllocateStage => ({
         if (options.blocking === 'per-type' && bound) blockedTypes.add(bound);
         continue;
       }
-      demands.set(job.spec.id, { gpuType: type, gpus: job.spec.gpus });
+      demands.set(job.spec.id, demandOf(type, job.spec.gpus));
       remaining.set(type, remaining.get(type)! - job.spec.gpus);
     }
     return demands;

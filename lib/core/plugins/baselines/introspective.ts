@@ -1,7 +1,8 @@
 import { isHolding } from '../../framework/compare.ts';
 import { levelOf } from '../../framework/free-gpus.ts';
 import type { MigrateStage } from '../../framework/stages.ts';
-import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
+import { withSlices } from '../../model/allocation-of.ts';
+import { allocationGpuCount } from '../../model/plan.ts';
 import { levelRank } from '../../model/topology.ts';
 
 /**
@@ -21,7 +22,7 @@ export const introspectiveMigration: MigrateStage = {
       const gpus = allocationGpuCount(current);
       const better = free.find(current.gpuType, gpus);
       if (better && levelRank(better.level) < levelRank(level)) {
-        const moved: Allocation = { ...current, slices: better.slices };
+        const moved = withSlices(current, better.slices);
         free.reserve(moved);
         next.set(job.spec.id, moved);
       } else {

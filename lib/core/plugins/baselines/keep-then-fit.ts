@@ -1,6 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { FreeGpus } from '../../framework/free-gpus.ts';
 import type { Demand, PlaceStage, RoundContext } from '../../framework/stages.ts';
+import { allocationOf } from '../../model/allocation-of.ts';
 import type { HostSlice } from '../../model/cluster.ts';
 import type { JobState } from '../../model/job.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
@@ -43,11 +44,7 @@ export const keepThenFit = (options: KeepThenFitOptions): PlaceStage => ({
         if (options.blocking && !isHolding(job)) break;
         continue;
       }
-      const allocation: Allocation = {
-        gpuType: demand.gpuType,
-        slices,
-        ...(demand.cell ? { cell: demand.cell } : {}),
-      };
+      const allocation = allocationOf(demand.gpuType, slices, demand.cell || undefined);
       free.reserve(allocation);
       plan.set(job.spec.id, allocation);
     }

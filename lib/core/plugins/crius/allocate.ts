@@ -1,11 +1,12 @@
 import { isHolding } from '../../framework/compare.ts';
+import { demandOf } from '../../framework/demand-of.ts';
 import { allowedTypes } from '../../framework/estimates.ts';
 import { memoKey } from '../../framework/round-memo.ts';
 import { scratchKey } from '../../framework/scratch.ts';
 import type { AllocateStage, Demand, Rejection, RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
 import { allocationGpuCount } from '../../model/plan.ts';
-import type { SchedulerState } from '../../model/state.ts';
+import { type SchedulerState, schedulerStateWith } from '../../model/state.ts';
 import { type Observation, observeKeyed } from './calibration.ts';
 import { type CellEstimator, consolidatedLayout } from './estimator.ts';
 import { withEveryOption } from './every-option.ts';
@@ -260,7 +261,7 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
 
     const demands = new Map<string, Demand>();
     vc.forEachHeld((config, jobId) => {
-      demands.set(jobId, { gpuType: config.gpuType, gpus: config.gpus, cell: config.cell });
+      demands.set(jobId, demandOf(config.gpuType, config.gpus, config.cell));
     });
     return demands;
   },
@@ -297,7 +298,7 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
     const next = observeKeyed(calibration, observations, active, keys);
     // The next round's record's ids, as observe made them (no listing of the record's keys).
     ctx.memo.of(next.state.cells, CELL_KEYS, () => next.keys);
-    return { ...ctx.state, cellCalibration: next.state };
+    return schedulerStateWith(ctx.state, { cellCalibration: next.state });
   },
 });
 

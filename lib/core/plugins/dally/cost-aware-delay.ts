@@ -1,4 +1,5 @@
 import { isHolding } from '../../framework/compare.ts';
+import { withMaxLevel } from '../../framework/demand-of.ts';
 import type { Demand, PlaceStage, RoundContext } from '../../framework/stages.ts';
 import { remainingIterations } from '../../model/job.ts';
 import type { PlacementShape } from '../../model/perf.ts';
@@ -34,7 +35,7 @@ export const costAwareDelay = (
       const level = holdOutLevel(remainingIterations(job), waited, demand, shapes, job.spec, ctx, tuner);
       if (level) {
         held ??= new Map(demands);
-        held.set(job.spec.id, { ...demand, maxLevel: level });
+        held.set(job.spec.id, withMaxLevel(demand, level));
       }
     }
     return inner.place(ordered, held ?? demands, free, ctx);

@@ -1,4 +1,5 @@
 import { isHolding } from '../../framework/compare.ts';
+import { demandOf } from '../../framework/demand-of.ts';
 import { allowedTypes } from '../../framework/estimates.ts';
 import type { AllocateStage, Demand } from '../../framework/stages.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
@@ -16,10 +17,7 @@ export const requestedDemands: AllocateStage = {
     const demands = new Map<string, Demand>();
     for (const job of ordered) {
       if (isHolding(job)) {
-        demands.set(job.spec.id, {
-          gpuType: job.allocation!.gpuType,
-          gpus: allocationGpuCount(job.allocation!),
-        });
+        demands.set(job.spec.id, demandOf(job.allocation!.gpuType, allocationGpuCount(job.allocation!)));
         continue;
       }
       let type: GpuTypeId | undefined;
@@ -27,7 +25,7 @@ export const requestedDemands: AllocateStage = {
         const gpus = ctx.capacity.get(t)?.gpus ?? 0;
         if (gpus >= job.spec.gpus && (!type || gpus > (ctx.capacity.get(type)?.gpus ?? 0))) type = t;
       }
-      if (type) demands.set(job.spec.id, { gpuType: type, gpus: job.spec.gpus });
+      if (type) demands.set(job.spec.id, demandOf(type, job.spec.gpus));
     }
     return demands;
   },

@@ -1,6 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import { type FreeGpus, levelOf } from '../../framework/free-gpus.ts';
 import type { Demand, PlaceStage, RoundContext } from '../../framework/stages.ts';
+import { allocationOf, withSlices } from '../../model/allocation-of.ts';
 import type { Host, HostSlice } from '../../model/cluster.ts';
 import { type JobState, remainingIterations } from '../../model/job.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
@@ -140,11 +141,7 @@ class DelayRound {
 
     const offer = this.bestOffer(gpuType, gpus, maxLevel);
     if (offer) {
-      this.start(job.spec.id, {
-        gpuType,
-        slices: offer.slices,
-        ...(demand.cell ? { cell: demand.cell } : {}),
-      });
+      this.start(job.spec.id, allocationOf(gpuType, offer.slices, demand.cell || undefined));
       return;
     }
     if (!this.preemption) return;
@@ -157,7 +154,7 @@ class DelayRound {
     for (const victim of choice.victims) this.evict(victim.jobId);
     const freed = this.bestOffer(gpuType, gpus, maxLevel);
     if (!freed) throw new Error(`dally: preempting for ${job.spec.id} freed no placement (internal error)`);
-    this.start(job.spec.id, { gpuType, slices: freed.slices, ...(demand.cell ? { cell: demand.cell } : {}) });
+    this.start(job.spec.id, allocationOf(gpuType, freed.slices, demand.cell || undefined));
   }
 
   /**
@@ -179,7 +176,7 @@ class DelayRound {
     this.give(id);
     let victims: readonly PlacedVictim[] = [];
     let offer = this.bestOffer(current.gpuType, gpus, level);
-    let moved = offer ? { ...current, slices: offer.slices } : undefined;
+    let moved = offer ? withSlices(current, offer.slices) : undefined;
     if (!moved || !this.faster(job, moved, current)) {
       const choice = this.victimsFor(job, current.gpuType, gpus, level);
       if (choice) {
@@ -187,7 +184,7 @@ class DelayRound {
         offer = this.bestOffer(current.gpuType, gpus, level);
         for (const v of choice.victims) this.take(v.jobId, v.allocation);
         victims = choice.victims;
-        moved = offer ? { ...current, slices: offer.slices } : undefined;
+        moved = offer ? withSlices(current, offer.slices) : undefined;
       }
     }
     const saved = moved ? this.iterationSeconds(job, current) - this.iterationSeconds(job, moved) : 0;

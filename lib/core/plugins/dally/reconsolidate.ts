@@ -1,6 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import { levelOf } from '../../framework/free-gpus.ts';
 import type { PlaceStage } from '../../framework/stages.ts';
+import { withSlices } from '../../model/allocation-of.ts';
 import { type JobState, remainingIterations } from '../../model/job.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
 import { LEVELS, levelRank } from '../../model/topology.ts';
@@ -48,7 +49,7 @@ export const reconsolidate = (
         const restart = isHolding(job) && job.allocation === placed ? ctx.config.restartSeconds : 0;
         const remaining = remainingOf(job);
         if (now > 0 && better > now && remaining / now - remaining / better > restart) {
-          next = { ...placed, slices: found.slices };
+          next = withSlices(placed, found.slices);
         }
       }
       free.reserve(next);

@@ -3,7 +3,7 @@ import { levelOf } from '../../framework/free-gpus.ts';
 import type { RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
 import { allocationGpuCount, type Plan } from '../../model/plan.ts';
-import type { SchedulerState } from '../../model/state.ts';
+import { type SchedulerState, schedulerStateWith } from '../../model/state.ts';
 import { type AutoTunerOptions, pruneTuner, recordWait } from './auto-tuner.ts';
 
 /**
@@ -31,5 +31,5 @@ export const recordAcceptedWaits = (
       tuner,
     );
   }
-  return { ...ctx.state, delayTuner: state };
+  return schedulerStateWith(ctx.state, { delayTuner: state });
 };

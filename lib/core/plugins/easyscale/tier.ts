@@ -1,10 +1,13 @@
 import { isHolding } from '../../framework/compare.ts';
+import { demandOf } from '../../framework/demand-of.ts';
 import type { FreeGpus } from '../../framework/free-gpus.ts';
 import type { AllocateStage, Demand, PlaceStage, Policy, RoundContext } from '../../framework/stages.ts';
+import { allocationOf } from '../../model/allocation-of.ts';
 import type { HostSlice } from '../../model/cluster.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobState } from '../../model/job.ts';
 import { type Allocation, type Plan, sameGpus } from '../../model/plan.ts';
+import { schedulerStateWith } from '../../model/state.ts';
 import { allocateSparingGuaranteed } from './claims-spare-guaranteed.ts';
 import {
   allocationCounts,
@@ -146,21 +149,19 @@ export const elasticAllocate = (
       if (!decision) continue;
       const { counts, estsPerGpu } = decision.plan;
       const elastic: ElasticDemand = { counts, estsPerGpu, reason: decision.reason };
-      demands.set(c.job.spec.id, {
-        gpuType: primaryType(counts, c.model.capability),
-        gpus: countsTotal(counts),
-        elastic,
-      });
+      demands.set(
+        c.job.spec.id,
+        demandOf(primaryType(counts, c.model.capability), countsTotal(counts), undefined, undefined, elastic),
+      );
     }
     return demands;
   },
   nextState: (ordered, plan, ctx) => {
     const state = inner.nextState ? inner.nextState(...guaranteedOnly(ordered, plan), ctx) : ctx.state;
     // No elastic job and no memory of one: nothing to remember, and the state as it is (not a copy without \`elastic\`).
-    if (!hasElastic(ordered) && !('elastic' in state)) return state;
+    if (!hasElastic(ordered) && state.elastic === undefined) return state;
     const elastic = nextElasticMemory(ordered, plan, ctx.hostOf, state.elastic);
-    const { elastic: _old, ...rest } = state;
-    return elastic ? { ...rest, elastic } : rest;
+    return schedulerStateWith(state, { elastic });
   },
 });
 
@@ -214,7 +215,7 @@ export const placeElastic = (
   const want: Record<GpuTypeId, number> = { ...demand.counts };
   const take = (hostId: string, gpus: number[]): void => {
     if (gpus.length === 0) return;
-    free.reserve({ gpuType: free.host(hostId)!.gpuType, slices: [{ hostId, gpus }] });
+    free.reserve(allocationOf(free.host(hostId)!.gpuType, [{ hostId, gpus }]));
     chosen.set(hostId, [...(chosen.get(hostId) ?? []), ...gpus]);
     const type = free.host(hostId)!.gpuType;
     want[type] = countOf(want, type) - gpus.length;
@@ -262,10 +263,10 @@ export const placeElastic = (
   }
 
   const slices = orderSlices(chosen, held);
-  const draft: Allocation = { gpuType: primaryType(counts, model.capability), slices };
+  const draft = allocationOf(primaryType(counts, model.capability), slices);
   const ests = estMapping(model.maxP, workerTypes(draft, ctx.hostOf), model.capability, estsPerGpu);
   if (held && sameGpus(held, draft) && sameMapping(held, slices, ests)) return held;
-  return { ...draft, ests };
+  return allocationOf(draft.gpuType, slices, undefined, undefined, undefined, ests);
 };
 
 const countsOfChosen = (chosen: ReadonlyMap<string, number[]>, free: FreeGpus): GpuCounts => {
@@ -279,7 +280,7 @@ const countsOfChosen = (chosen: ReadonlyMap<string, number[]>, free: FreeGpus): 
 
 const releaseAll = (chosen: ReadonlyMap<string, number[]>, free: FreeGpus): void => {
   for (const [hostId, gpus] of chosen)
-    free.release({ gpuType: free.host(hostId)!.gpuType, slices: [{ hostId, gpus }] });
+    free.release(allocationOf(free.host(hostId)!.gpuType, [{ hostId, gpus }]));
 };
 
 /** Gives back `surplus` GPUs per type: newly taken ones first (last host first), then held ones. */
@@ -300,7 +301,7 @@ const giveBack = (
     const n = Math.min(countOf(left, type), gpus.length);
     if (n === 0) continue;
     const dropped = gpus.slice(gpus.length - n);
-    free.release({ gpuType: type, slices: [{ hostId, gpus: dropped }] });
+    free.release(allocationOf(type, [{ hostId, gpus: dropped }]));
     left[type] = countOf(left, type) - n;
     if (n === gpus.length) chosen.delete(hostId);
     else chosen.set(hostId, gpus.slice(0, gpus.length - n));

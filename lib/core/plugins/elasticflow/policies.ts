@@ -1,4 +1,5 @@
 import { byPriorityThenArrival, isHolding } from '../../framework/compare.ts';
+import { demandOf } from '../../framework/demand-of.ts';
 import { allowedTypes, bestShape } from '../../framework/estimates.ts';
 import type { AllocateStage, Demand, Policy, Rejection, RoundContext } from '../../framework/stages.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
@@ -193,7 +194,7 @@ export const elasticFlowAllocate = (o: ElasticFlowOptions): AllocateStage => ({
     }
 
     const demands = new Map<string, Demand>();
-    for (const [id, g] of granted) demands.set(id, { gpuType: g.s.type, gpus: g.gpus });
+    for (const [id, g] of granted) demands.set(id, demandOf(g.s.type, g.gpus));
     return demands;
   },
 });

@@ -1,10 +1,12 @@
 import { isHolding } from '../../framework/compare.ts';
+import { demandOf } from '../../framework/demand-of.ts';
 import { allowedTypes, isolatedThroughput } from '../../framework/estimates.ts';
 import type { AllocateStage, Demand, PackStage, RoundContext } from '../../framework/stages.ts';
+import { allocationOf, copiedSlices, pairedWith } from '../../model/allocation-of.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobState } from '../../model/job.ts';
 import type { PerfModel } from '../../model/perf.ts';
-import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
+import { allocationGpuCount } from '../../model/plan.ts';
 import { mayShareGpus } from '../tesserae/eligibility.ts';
 import { type GavelAllocation, type GavelPair, solveMaxMinFairness } from './gavel-lp.ts';
 
@@ -131,7 +133,7 @@ export const gavelDecision = (
     for (const m of entry.members) taken.add(m);
     const gpuType = types[entry.type]!;
     const [leader, guest] = leaderFirst(entry.members, canonical, gpuType) as [number, number?];
-    demands.set(canonical[leader]!.spec.id, { gpuType, gpus });
+    demands.set(canonical[leader]!.spec.id, demandOf(gpuType, gpus));
     if (guest !== undefined) guests.set(canonical[leader]!.spec.id, canonical[guest]!.spec.id);
   }
   return { demands, guests };
@@ -283,12 +285,8 @@ export const gavelPairs = (options: GavelOptions = DEFAULT_GAVEL): PackStage => 
     for (const [leader, guest] of guests) {
       const allocation = plan.get(leader);
       if (!allocation || plan.has(guest)) continue;
-      next.set(leader, { ...allocation, packedWith: guest });
-      const shared: Allocation = {
-        gpuType: allocation.gpuType,
-        slices: allocation.slices.map((s) => ({ hostId: s.hostId, gpus: [...s.gpus] })),
-        packedWith: leader,
-      };
+      next.set(leader, pairedWith(allocation, guest));
+      const shared = allocationOf(allocation.gpuType, copiedSlices(allocation.slices), undefined, leader);
       next.set(guest, shared);
     }
     return next;

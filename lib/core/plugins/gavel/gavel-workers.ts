@@ -1,5 +1,6 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { Demand, PlaceStage } from '../../framework/stages.ts';
+import { allocationOf } from '../../model/allocation-of.ts';
 import type { JobState } from '../../model/job.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
 
@@ -26,7 +27,7 @@ export const gavelWorkerPlacement: PlaceStage = {
         const held = isHolding(job) ? job.allocation! : undefined;
         if (!held || held.gpuType !== demand.gpuType || allocationGpuCount(held) !== size) continue;
         if (!free.canReserve(held)) continue;
-        const kept: Allocation = { gpuType: held.gpuType, slices: held.slices };
+        const kept = allocationOf(held.gpuType, held.slices);
         free.reserve(kept);
         plan.set(job.spec.id, kept);
       }
@@ -34,7 +35,7 @@ export const gavelWorkerPlacement: PlaceStage = {
         if (plan.has(job.spec.id)) continue;
         const slices = free.firstFit(demand.gpuType, size);
         if (!slices) continue;
-        const allocation: Allocation = { gpuType: demand.gpuType, slices };
+        const allocation = allocationOf(demand.gpuType, slices);
         free.reserve(allocation);
         plan.set(job.spec.id, allocation);
       }

@@ -1,4 +1,5 @@
 import { isHolding } from '../../framework/compare.ts';
+import { demandOf } from '../../framework/demand-of.ts';
 import { type FreeGpus, levelOf } from '../../framework/free-gpus.ts';
 import type { Demand, PlaceStage, RoundContext } from '../../framework/stages.ts';
 import { type JobState, remainingIterations } from '../../model/job.ts';
@@ -92,11 +93,8 @@ const spreadBeyondCell = (placed: Allocation, ctx: RoundContext): boolean =>
   levelRank(bestLevel(ctx.cluster, placed.gpuType, allocationGpuCount(placed)));
 
 /** A demand for exactly what a job holds (its type, count and Cell): the placement keeps it where it is. */
-const heldDemand = (held: Allocation): Demand => ({
-  gpuType: held.gpuType,
-  gpus: allocationGpuCount(held),
-  ...(held.cell ? { cell: held.cell } : {}),
-});
+const heldDemand = (held: Allocation): Demand =>
+  demandOf(held.gpuType, allocationGpuCount(held), held.cell || undefined);
 
 /** Whether moving from `held` to `placed` saves more seconds on `remaining` iterations than a restart. */
 const growthPays = (

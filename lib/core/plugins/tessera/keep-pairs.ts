@@ -1,5 +1,6 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { PackStage } from '../../framework/stages.ts';
+import { allocationOf, copiedSlices, pairedWith, unpaired } from '../../model/allocation-of.ts';
 import type { JobState } from '../../model/job.ts';
 import { type Allocation, allocationGpuCount, sameGpus } from '../../model/plan.ts';
 import { mayShareGpus } from '../tesserae/eligibility.ts';
@@ -42,7 +43,6 @@ export const keepingPairs = (
       const a = co.normalized[0];
       const b = co.normalized[1];
       if (!(a > 0 && b > 0 && a + b > 1 + options.minGain)) continue;
-      const strategy = co.strategy ? { packingStrategy: co.strategy } : {};
       if (!copied) {
         next = new Map(next);
         copied = true;
@@ -51,21 +51,13 @@ export const keepingPairs = (
       const held = isHolding(host) ? host.allocation : undefined;
       next.set(
         hostId,
-        unchangedPairing(held, hosted, guest.spec.id, named) ?? {
-          ...hosted,
-          packedWith: guest.spec.id,
-          ...strategy,
-        },
+        unchangedPairing(held, hosted, guest.spec.id, named) ?? pairedWith(hosted, guest.spec.id, named),
       );
-      const guestBase = { gpuType: hosted.gpuType, slices: hosted.slices };
+      const guestBase = allocationOf(hosted.gpuType, hosted.slices);
       next.set(
         guest.spec.id,
-        unchangedPairing(guest.allocation, guestBase, hostId, named) ?? {
-          gpuType: hosted.gpuType,
-          slices: hosted.slices.map((s) => ({ hostId: s.hostId, gpus: [...s.gpus] })),
-          packedWith: hostId,
-          ...strategy,
-        },
+        unchangedPairing(guest.allocation, guestBase, hostId, named) ??
+          allocationOf(hosted.gpuType, copiedSlices(hosted.slices), undefined, hostId, named),
       );
     }
     return inner.pack(ordered, next, free, ctx);
@@ -84,9 +76,8 @@ const withoutStalePartners = (plan: Map<string, Allocation>): Map<string, Alloca
     if (allocation.packedWith === undefined) continue;
     const partner = plan.get(allocation.packedWith);
     if (partner?.packedWith === jobId && sameGpus(partner, allocation)) continue;
-    const { packedWith: _gone, packingStrategy: _none, ...alone } = allocation;
     next ??= new Map(plan);
-    next.set(jobId, alone);
+    next.set(jobId, unpaired(allocation));
   }
   return next ?? plan;
 };

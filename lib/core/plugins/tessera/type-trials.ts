@@ -1,10 +1,11 @@
 import { isHolding } from '../../framework/compare.ts';
+import { demandOf } from '../../framework/demand-of.ts';
 import { type ScratchKey, scratchKey } from '../../framework/scratch.ts';
 import type { AllocateStage, Demand, RoundContext } from '../../framework/stages.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobState } from '../../model/job.ts';
 import { allocationGpuCount, type Plan } from '../../model/plan.ts';
-import type { SchedulerState } from '../../model/state.ts';
+import { type SchedulerState, schedulerStateWith } from '../../model/state.ts';
 import type { CellEstimator } from '../crius/estimator.ts';
 import { type CellConfig, type CellOptions, jobCells } from '../crius/job-cells.ts';
 import { byValue } from '../crius/own-cells.ts';
@@ -88,7 +89,7 @@ export const withTypeTrials = (inner: AllocateStage, o: TypeTrialOptions): Alloc
             : value(job, trial.from.gpus, trial.from.rate, free, trial.to);
           const to = next ? next.config : trial.from;
           const goes = (free.get(to.gpuType) ?? 0) >= to.gpus;
-          const taken = goes ? { gpuType: to.gpuType, gpus: to.gpus, cell: to.cell } : given;
+          const taken = goes ? demandOf(to.gpuType, to.gpus, to.cell) : given;
           out.set(job.spec.id, taken);
           free.set(taken.gpuType, free.get(taken.gpuType)! - taken.gpus);
           if (goes && next) started.push({ jobId: job.spec.id, trial: { to: to.gpuType, from: trial.from } });
@@ -230,7 +231,7 @@ const bestTrial = (
   const a = job.allocation!;
   return {
     jobId: job.spec.id,
-    demand: { gpuType: config.gpuType, gpus: config.gpus, cell: config.cell },
+    demand: demandOf(config.gpuType, config.gpus, config.cell),
     trial: {
       to: config.gpuType,
       from: { gpuType: a.gpuType, gpus: allocationGpuCount(a), cell: a.cell!, rate: job.measuredThroughput! },
@@ -277,8 +278,7 @@ const foldTrials = (
     next[jobId] = trial;
     count++;
   }
-  if (count > 0) return { ...state, typeTrials: { jobs: next } };
+  if (count > 0) return schedulerStateWith(state, { typeTrials: { jobs: next } });
   if (!state.typeTrials) return state;
-  const { typeTrials: _ended, ...rest } = state;
-  return rest;
+  return schedulerStateWith(state, { typeTrials: undefined });
 };

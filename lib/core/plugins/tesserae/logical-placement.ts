@@ -1,4 +1,5 @@
 import type { PlaceStage } from '../../framework/stages.ts';
+import { allocationOf } from '../../model/allocation-of.ts';
 import type { JobState } from '../../model/job.ts';
 import type { Allocation } from '../../model/plan.ts';
 
@@ -21,11 +22,7 @@ export const logicalPlacement: PlaceStage = {
     for (const { job, demand } of admitted) {
       const found = free.find(demand.gpuType, demand.gpus, demand.maxLevel ?? 'network');
       if (!found) continue;
-      const allocation: Allocation = {
-        gpuType: demand.gpuType,
-        slices: found.slices,
-        ...(demand.cell ? { cell: demand.cell } : {}),
-      };
+      const allocation = allocationOf(demand.gpuType, found.slices, demand.cell || undefined);
       free.reserve(allocation);
       plan.set(job.spec.id, allocation);
     }

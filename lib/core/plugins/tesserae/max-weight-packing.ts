@@ -1,6 +1,7 @@
 import { isHolding } from '../../framework/compare.ts';
 import { allowedTypes } from '../../framework/estimates.ts';
 import type { PackStage } from '../../framework/stages.ts';
+import { allocationOf, copiedSlices, pairedWith } from '../../model/allocation-of.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { ColocationEstimate, ModelRef } from '../../model/perf.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
@@ -110,8 +111,8 @@ export const maxWeightPacking = (overrides: Partial<PackingOptions> = {}): PackS
       const next = new Map(plan);
       for (const { host, guest, edge } of pairs) {
         const allocation = plan.get(host)!;
-        const strategy = edge.co.strategy ? { packingStrategy: edge.co.strategy } : {};
-        next.set(host, { ...allocation, packedWith: guest, ...strategy });
+        const strategy = edge.co.strategy || undefined;
+        next.set(host, pairedWith(allocation, guest, strategy));
         next.set(guest, sharedAllocation(allocation, host, strategy));
       }
       return next;
@@ -206,16 +207,8 @@ const byRankDescending = (ids: readonly string[], rank: ReadonlyMap<string, numb
 };
 
 /** The guest's allocation: the host job's exact GPUs, nothing else of its allocation (no Cell, no ESTs). */
-const sharedAllocation = (
-  host: Allocation,
-  hostId: string,
-  strategy: { packingStrategy?: string },
-): Allocation => ({
-  gpuType: host.gpuType,
-  slices: host.slices.map((s) => ({ hostId: s.hostId, gpus: [...s.gpus] })),
-  packedWith: hostId,
-  ...strategy,
-});
+const sharedAllocation = (host: Allocation, hostId: string, strategy: string | undefined): Allocation =>
+  allocationOf(host.gpuType, copiedSlices(host.slices), undefined, hostId, strategy);
 
 /** Jobs grouped into classes of equal weight, in first-seen order (deterministic). */
 class ClassIndex<C> {

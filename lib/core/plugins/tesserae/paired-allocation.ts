@@ -2,9 +2,9 @@ import type { HostSlice } from '../../model/cluster.ts';
 import type { Allocation } from '../../model/plan.ts';
 
 /**
- * `previous` itself when it is exactly the packed allocation `{ ...base, packedWith: partner, packingStrategy? }`
- * (the strategy only when there is one) would build: the same fields in the same order with the same values, and the
- * same GPUs in the same order. Undefined otherwise, and the caller builds it.
+ * `previous` itself when it is exactly the packed allocation `pairedWith(base, partner, strategy)` would build: the
+ * same value in every field (`allocationOf` gives every allocation all fields in one order), and the same GPUs in the
+ * same order. Undefined otherwise, and the caller builds it.
  *
  * A pair that stays together is rebuilt every round (the placement drops a partner that waits, the packing stage
  * adds it back); handing on the allocation the job already holds saves the copies, and keeps what is memoised per
@@ -17,21 +17,10 @@ export const unchangedPairing = (
   strategy: string | undefined,
 ): Allocation | undefined => {
   if (!previous || previous.packedWith !== partner || previous.packingStrategy !== strategy) return undefined;
-  const baseKeys = Object.keys(base);
-  if (baseKeys.includes('packedWith') || baseKeys.includes('packingStrategy')) return undefined;
-  const keys = Object.keys(previous);
-  const n = baseKeys.length;
-  if (keys.length !== n + (strategy ? 2 : 1) || keys[n] !== 'packedWith') return undefined;
-  if (strategy && keys[n + 1] !== 'packingStrategy') return undefined;
-  const was = previous as unknown as Record<string, unknown>;
-  const now = base as unknown as Record<string, unknown>;
-  for (let i = 0; i < n; i++) {
-    const key = baseKeys[i]!;
-    if (keys[i] !== key) return undefined;
-    const same = key === 'slices' ? sameSlices(previous.slices, base.slices) : was[key] === now[key];
-    if (!same) return undefined;
-  }
-  return previous;
+  if (base.packedWith !== undefined || base.packingStrategy !== undefined) return undefined;
+  if (previous.gpuType !== base.gpuType || previous.cell !== base.cell || previous.ests !== base.ests)
+    return undefined;
+  return sameSlices(previous.slices, base.slices) ? previous : undefined;
 };
 
 /** The same hosts and GPUs, in the same order. */

@@ -1,3 +1,4 @@
+import { withSlices } from '../../model/allocation-of.ts';
 import type { Host, HostSlice } from '../../model/cluster.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
 import { GpuAssignmentMemo, moveCost, sharedSaving } from './node-pair-cost.ts';
@@ -255,11 +256,10 @@ const renamed = (
       byHost.set(hostId, list);
     }
   }
-  const slices: HostSlice[] = [...byHost].map(([hostId, gpus]) => ({
-    hostId,
-    gpus: gpus.sort((a, b) => a - b),
-  }));
-  return { ...allocation, slices };
+  // By push, not map: one array kind however hot this is (see `copiedSlices`).
+  const slices: HostSlice[] = [];
+  for (const [hostId, gpus] of byHost) slices.push({ hostId, gpus: gpus.sort((a, b) => a - b) });
+  return withSlices(allocation, slices);
 };
 
 /** The amortised migration cost of the renaming `maps`: per class, everything out and in, less what stays. */

@@ -2,6 +2,7 @@ import { isHolding } from '../../framework/compare.ts';
 import type { FreeGpus } from '../../framework/free-gpus.ts';
 import { memoKey, type RoundMemo } from '../../framework/round-memo.ts';
 import type { MigrateStage } from '../../framework/stages.ts';
+import { allocationOf } from '../../model/allocation-of.ts';
 import type { Cluster, Host } from '../../model/cluster.ts';
 import type { Allocation, Plan } from '../../model/plan.ts';
 import { GpuAssignmentMemo } from './node-pair-cost.ts';
@@ -77,10 +78,8 @@ const moveReservations = (free: FreeGpus, before: Plan, after: Plan): void => {
   for (const [type, slices] of distinctGpus(to)) for (const s of slices) free.reserve(one(type, s));
 };
 
-const one = (gpuType: string, slice: { hostId: string; gpus: number[] }): Allocation => ({
-  gpuType,
-  slices: [slice],
-});
+const one = (gpuType: string, slice: { hostId: string; gpus: number[] }): Allocation =>
+  allocationOf(gpuType, [slice]);
 
 const distinctGpus = (plan: Plan): Map<string, { hostId: string; gpus: number[] }[]> => {
   const byHost = new Map<string, { type: string; gpus: Set<number> }>();

@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { pairedWith } from '../../../../../lib/core/model/allocation-of.ts';
 import type { Allocation } from '../../../../../lib/core/model/plan.ts';
 import { unchangedPairing } from '../../../../../lib/core/plugins/tesserae/paired-allocation.ts';
 import { on } from '../../../../support/fixtures.ts';
 
 const cell = { gpuType: 'A100', gpus: 2, stageGpus: [2] };
 const base: Allocation = { ...on('A100', ['h1', [0, 1]]), cell };
-/** What the packing stages build: the base, then the partner, then the strategy when there is one. */
-const built = (b: Allocation, partner: string, strategy?: string): Allocation => ({
-  ...b,
-  packedWith: partner,
-  ...(strategy ? { packingStrategy: strategy } : {}),
-});
+/** What the packing stages build. */
+const built = (b: Allocation, partner: string, strategy?: string): Allocation =>
+  pairedWith(b, partner, strategy);
 
 describe('unchangedPairing: the held allocation when it is exactly the pairing', () => {
   test('the very allocation the job holds, when it equals what would be built (with and without a strategy)', () => {
@@ -35,13 +33,7 @@ describe('unchangedPairing: the held allocation when it is exactly the pairing',
       ['another Cell', held, { ...on('A100', ['h1', [0, 1]]), cell: { ...cell } }, 'G', undefined],
       ['no Cell', held, on('A100', ['h1', [0, 1]]), 'G', undefined],
       ['another type', held, { ...on('V100', ['h1', [0, 1]]), cell }, 'G', undefined],
-      [
-        'fields in another order',
-        { cell, ...on('A100', ['h1', [0, 1]]), packedWith: 'G' },
-        base,
-        'G',
-        undefined,
-      ],
+      ['a partner already in the base', held, built(base, 'H'), 'G', undefined],
     ];
     for (const [what, previous, b, partner, strategy] of variants)
       assert.equal(unchangedPairing(previous, b, partner, strategy), undefined, what);
