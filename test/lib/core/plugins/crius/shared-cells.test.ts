@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { benchCluster, steadyState } from '../../../../../bench/round.ts';
-import { roundContext } from '../../../../../lib/core/framework/round.ts';
+import { benchCluster } from '../../../../../bench/round.ts';
 import { RoundMemo } from '../../../../../lib/core/framework/round-memo.ts';
-import type { SchedulerState } from '../../../../../lib/core/model/state.ts';
 import { type CellConfig, jobCells } from '../../../../../lib/core/plugins/crius/job-cells.ts';
 import { byValue, indexOfTypeAndCount } from '../../../../../lib/core/plugins/crius/own-cells.ts';
 import { CRIUS_ESTIMATOR, DEFAULT_CRIUS_OPTIONS } from '../../../../../lib/core/plugins/crius/policies.ts';
 import type { CellCalibrationState } from '../../../../../lib/core/plugins/crius/state.ts';
 import { loadDefaultPerfModel } from '../../../../../lib/data/perf.ts';
+import { calibrationFixture } from './calibration-fixture.ts';
 
 // What Crius carries from round to round — each allocation's record (held-job.ts), each shape's calibrated Cells and
 // its best value (shared-cells.ts), a job's own list made only when read (own-cells.ts) — must give, round after round
@@ -17,35 +16,15 @@ import { loadDefaultPerfModel } from '../../../../../lib/data/perf.ts';
 // list but for the held Cell, with `best` the value of its first Cell.
 const perf = loadDefaultPerfModel();
 const cluster = benchCluster(256);
-const { policy, states, state, now } = steadyState(cluster, 400, 'crius', perf, 3);
+const { states, running, contextOf, efficiencyOf } = calibrationFixture(cluster, 400, perf);
 const options = { ...DEFAULT_CRIUS_OPTIONS, deadlines: false };
-const models = [...new Set(states.map((j) => j.spec.model))];
-const types = [...new Set(cluster.hosts.map((h) => h.gpuType))];
-const running = states.filter((j) => j.allocation);
-
-const contextOf = (calibration: CellCalibrationState, memo: RoundMemo) =>
-  roundContext({
-    now,
-    cluster,
-    jobs: states,
-    state: { ...state, cellCalibration: calibration } as SchedulerState,
-    policy,
-    perf,
-    memo,
-  });
 
 /** A calibration: an efficiency per model and type (some missing), and own ratios for some running jobs on their Cell. */
 const calibrationOf = (
   factors: (number | undefined)[],
   ratios: (number | undefined)[],
 ): CellCalibrationState => {
-  const efficiency: Record<string, number> = {};
-  for (const [i, m] of models.entries()) {
-    for (const [k, t] of types.entries()) {
-      const f = factors[(i * types.length + k) % factors.length];
-      if (f !== undefined) efficiency[`${m}|${t}`] = f;
-    }
-  }
+  const efficiency = efficiencyOf(factors);
   const cells: Record<string, { cell: string; ratio: number }> = {};
   const cold = contextOf({ cells: {}, efficiency: {} }, new RoundMemo());
   running.forEach((job, i) => {

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { steadyState } from '../../../../../bench/round.ts';
 import { loadCluster } from '../../../../../lib/clusters/load.ts';
 import { allowedTypes } from '../../../../../lib/core/framework/estimates.ts';
-import { roundContext } from '../../../../../lib/core/framework/round.ts';
 import { RoundMemo } from '../../../../../lib/core/framework/round-memo.ts';
-import type { SchedulerState } from '../../../../../lib/core/model/state.ts';
 import {
   type CellConfig,
   type CellOptions,
@@ -17,28 +14,15 @@ import { CRIUS_ESTIMATOR, DEFAULT_CRIUS_OPTIONS } from '../../../../../lib/core/
 import type { CellCalibrationState } from '../../../../../lib/core/plugins/crius/state.ts';
 import { trialCells } from '../../../../../lib/core/plugins/tessera/trial-cells.ts';
 import { loadDefaultPerfModel } from '../../../../../lib/data/perf.ts';
+import { calibrationFixture } from '../crius/calibration-fixture.ts';
 
 // Type trials read a running job's Cells at its count on the types it does not hold from its raw Cells, not from its
 // own list: under any calibration (efficiencies missing or learned, the job's own ratio on its Cell or on another one)
 // they must be exactly the Cells of its own list there, with the same rates and values.
 const perf = loadDefaultPerfModel();
 const cluster = loadCluster('crius-testbed-64');
-const { policy, states, state, now } = steadyState(cluster, 60, 'crius', perf, 3);
-const models = [...new Set(states.map((j) => j.spec.model))];
-const types = [...new Set(cluster.hosts.map((h) => h.gpuType))];
-const running = states.filter((j) => j.allocation);
+const { running, contextOf, efficiencyOf } = calibrationFixture(cluster, 60, perf);
 const tessera: CellOptions = { ...DEFAULT_CRIUS_OPTIONS, oneHostCount: true };
-
-const contextOf = (calibration: CellCalibrationState, memo: RoundMemo) =>
-  roundContext({
-    now,
-    cluster,
-    jobs: states,
-    state: { ...state, cellCalibration: calibration } as SchedulerState,
-    policy,
-    perf,
-    memo,
-  });
 
 /** Efficiencies per model and type (some missing) and own ratios of some running jobs, on a Cell of any type. */
 const calibrationOf = (
@@ -46,13 +30,7 @@ const calibrationOf = (
   ratios: (number | undefined)[],
   memo: RoundMemo,
 ): CellCalibrationState => {
-  const efficiency: Record<string, number> = {};
-  for (const [i, m] of models.entries()) {
-    for (const [k, t] of types.entries()) {
-      const f = factors[(i * types.length + k) % factors.length];
-      if (f !== undefined) efficiency[`${m}|${t}`] = f;
-    }
-  }
+  const efficiency = efficiencyOf(factors);
   const cells: Record<string, { cell: string; ratio: number }> = {};
   const cold = contextOf({ cells: {}, efficiency: {} }, memo);
   running.forEach((job, i) => {
