@@ -1,7 +1,7 @@
 import { allowedTypes } from '../../framework/estimates.ts';
 import type { RoundContext } from '../../framework/stages.ts';
 import type { JobSpec } from '../../model/job.ts';
-import { type CellOptions, countsFor } from './job-cells.ts';
+import { type CellOptions, countsFor, offersOneHostCounts } from './job-cells.ts';
 
 /**
  * Every GPU count a Crius Cell of the job may have under these count options, over the allowed types: the counts
@@ -14,9 +14,7 @@ export const cellCounts = (
   counts: Pick<CellOptions, 'countScaling' | 'oneHostCount'>,
 ): number[] => {
   const types = allowedTypes(spec, ctx);
-  const spans =
-    counts.oneHostCount === true && types.every((t) => (ctx.capacity.get(t)?.largestHost ?? 0) < spec.gpus);
-  if (!spans) return countsFor(spec.gpus, counts.countScaling);
+  if (!offersOneHostCounts(spec, types, ctx, counts)) return countsFor(spec.gpus, counts.countScaling);
   const all = types.flatMap((t) =>
     countsFor(spec.gpus, counts.countScaling, ctx.capacity.get(t)?.largestHost),
   );

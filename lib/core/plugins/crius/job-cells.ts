@@ -5,7 +5,7 @@ import { memoKey } from '../../framework/round-memo.ts';
 import { scratchKey } from '../../framework/scratch.ts';
 import type { RoundContext } from '../../framework/stages.ts';
 import type { GpuTypeId } from '../../model/gpu.ts';
-import { type JobState, remainingIterations } from '../../model/job.ts';
+import { type JobSpec, type JobState, remainingIterations } from '../../model/job.ts';
 import type { PerfModel } from '../../model/perf.ts';
 import { allocationGpuCount, type Cell } from '../../model/plan.ts';
 import { efficiencyKey, rateWithOwn } from './calibration.ts';
@@ -272,6 +272,15 @@ const keysOf = (ctx: RoundContext): CapacityKeys => {
 const countSlot = (counts: CountOptions): 0 | 1 | 2 =>
   counts.countScaling ? (counts.oneHostCount ? 2 : 1) : 0;
 
+/** One-host counts only for a job no host of any allowed type holds whole (else a type offers it consolidated). */
+export const offersOneHostCounts = (
+  spec: JobSpec,
+  types: readonly GpuTypeId[],
+  ctx: RoundContext,
+  counts: Pick<CountOptions, 'oneHostCount'>,
+): boolean =>
+  counts.oneHostCount === true && types.every((t) => (ctx.capacity.get(t)?.largestHost ?? 0) < spec.gpus);
+
 /** The job's raw Cells for the round's capacity and count options, uncalibrated (every job of its shape shares them). */
 export const staticCells = (
   job: JobState,
@@ -312,9 +321,7 @@ const makeStaticCells = (
   const raws: StaticCell[] = [];
   let reference = 0;
   const types = allowedTypes(spec, ctx);
-  // One-host counts only for a job no host of any allowed type holds whole (else a type offers it consolidated).
-  const spans =
-    counts.oneHostCount && types.every((t) => (ctx.capacity.get(t)?.largestHost ?? 0) < spec.gpus);
+  const spans = offersOneHostCounts(spec, types, ctx, counts);
   const half = Math.floor(spec.gpus / 2);
   for (const type of types) {
     const hostGpus = spans ? ctx.capacity.get(type)?.largestHost : undefined;
