@@ -7,12 +7,12 @@ export const TRACE_FORMATS = [
   'pollux',
   'gavel',
   'shockwave',
-  'gavel-msr',
-  'gavel-steps',
-  'gavel-poisson',
   'helios',
   'alibaba-pai',
   'jobs',
+  'gavel-msr',
+  'gavel-steps',
+  'gavel-poisson',
 ] as const;
 export type TraceFormat = (typeof TRACE_FORMATS)[number];
 
