@@ -1,5 +1,6 @@
 import { PAI_STATUSES } from './alibaba-pai.ts';
 import { GAVEL_FIELDS, SHOCKWAVE_FIELDS } from './gavel.ts';
+import { OLDER_GAVEL_LAYOUTS, type OlderGavelFormat } from './gavel-older.ts';
 import { isJobsFileName } from './jobs-file.ts';
 import { assertTraceText, firstLinePreview, nonBlankLines } from './text.ts';
 import { TRACE_FORMATS, type TraceFormat, TraceFormatError } from './types.ts';
@@ -9,7 +10,7 @@ const hasAll = (columns: readonly string[], wanted: readonly string[]): boolean 
 
 /**
  * Tells a trace's format from its file name and first line: PAI table names; tab-separated lines
- * by field count (Gavel 10, Shockwave 12); CSV headers by their columns; headerless PAI job rows
+ * by field count (Gavel 10, Shockwave 12; Gavel's older layouts 7, 6, 5); CSV headers by their columns; headerless PAI job rows
  * by shape. Throws a `TraceFormatError` naming the known formats when nothing matches.
  */
 export const detectFormat = (text: string, fileName: string): TraceFormat => {
@@ -22,6 +23,10 @@ export const detectFormat = (text: string, fileName: string): TraceFormat => {
     const count = first.split('\t').length;
     if (count === GAVEL_FIELDS.length) return 'gavel';
     if (count === SHOCKWAVE_FIELDS.length) return 'shockwave';
+    const older = (Object.keys(OLDER_GAVEL_LAYOUTS) as OlderGavelFormat[]).find(
+      (f) => OLDER_GAVEL_LAYOUTS[f].length === count,
+    );
+    if (older !== undefined) return older;
   } else {
     const columns = first.split(',').map((c) => c.trim().replace(/^"|"$/g, ''));
     if (hasAll(columns, ['timestamp', 'duration', 'num_gpus'])) return 'philly';

@@ -1,6 +1,7 @@
 import { parseAlibabaPai } from './alibaba-pai.ts';
 import { detectFormat } from './detect.ts';
 import { parseGavel, parseShockwave } from './gavel.ts';
+import { parseOlderGavel } from './gavel-older.ts';
 import { parseHelios } from './helios.ts';
 import { parseJobsFile } from './jobs-file.ts';
 import { parsePhilly } from './philly.ts';
@@ -33,6 +34,10 @@ export const parseTrace = (text: string, fileName: string, options: ParseTraceOp
       return parseGavel(text, fileName);
     case 'shockwave':
       return parseShockwave(text, fileName);
+    case 'gavel-msr':
+    case 'gavel-steps':
+    case 'gavel-poisson':
+      return parseOlderGavel(text, fileName, format);
     case 'helios':
       return parseHelios(text, fileName);
     case 'jobs':

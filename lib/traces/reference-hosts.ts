@@ -14,6 +14,10 @@ export const SOURCE_HOST_GPUS: Readonly<Partial<Record<TraceKind, number>>> = {
   // `total_steps` is that table's rate, so the reference is a server of 8. Shockwave reuses Gavel's table.
   gavel: 8,
   shockwave: 8,
+  // Gavel's older layouts: the same table (steps) or single-GPU jobs (poisson).
+  'gavel-msr': 8,
+  'gavel-steps': 8,
+  'gavel-poisson': 8,
   // Pollux's artifact cluster: 16 nodes × 4 GPUs (`simulator/` and the paper's g4dn.12xlarge testbed).
   pollux: 4,
   // Helios (Hu et al., SC'21): 8-GPU nodes in every cluster.

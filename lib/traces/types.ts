@@ -10,6 +10,9 @@ export const TRACE_FORMATS = [
   'helios',
   'alibaba-pai',
   'jobs',
+  'gavel-msr',
+  'gavel-steps',
+  'gavel-poisson',
 ] as const;
 export type TraceFormat = (typeof TRACE_FORMATS)[number];
 
