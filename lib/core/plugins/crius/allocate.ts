@@ -70,7 +70,12 @@ export interface CriusAllocateOptions extends CellOptions {
   readonly scaleUpPays?: (
     ordered: readonly JobState[],
     ctx: RoundContext,
-  ) => (jobId: string, from: CellConfig, to: CellConfig) => boolean;
+  ) => (jobId: string, from: CellConfig, to: CellConfig, cells: JobCells) => boolean;
+  /** Per round, which jobs' scale-ups `depth` does not count (tessera: `plugins/tessera/unstarted-scale-ups.ts`). */
+  readonly scaleUpBeyondDepth?: (
+    ordered: readonly JobState[],
+    ctx: RoundContext,
+  ) => (jobId: string) => boolean;
 }
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
@@ -206,6 +211,7 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
       // Always present (undefined without the rule): one shape of search context for crius and tessera, so the
       // search code compiled for one is not thrown away ("wrong map") when the other runs.
       scaleUpPays: o.scaleUpPays?.(ordered, ctx),
+      scaleUpBeyondDepth: o.scaleUpBeyondDepth?.(ordered, ctx),
     };
     const cache = new MoveCache();
 

@@ -57,7 +57,9 @@ export interface SearchContext {
   /** The Cells of a job holding GPUs (lazily computed by the caller). */
   readonly cellsOf: (jobId: string) => JobCells | undefined;
   /** Whether scaling a running job up from `from` to `to` pays (all above `minGain` when absent; tessera's rule). */
-  readonly scaleUpPays?: (jobId: string, from: CellConfig, to: CellConfig) => boolean;
+  readonly scaleUpPays?: (jobId: string, from: CellConfig, to: CellConfig, cells: JobCells) => boolean;
+  /** Whether scaling this job up is left out of `depth`'s count (none when absent; tessera: jobs not started yet). */
+  readonly scaleUpBeyondDepth?: (jobId: string) => boolean;
 }
 
 interface Candidates {
@@ -271,7 +273,8 @@ export const applyChoice = (choice: Choice, vc: VirtualAllocation): void => {
 };
 
 /**
- * CellBasedSched() without a target: give idle GPUs to running jobs, at most `depth` moves, each a larger count
+ * CellBasedSched() without a target: give idle GPUs to running jobs, at most `depth` moves (not counting those of jobs
+ * `scaleUpBeyondDepth` names), each a larger count
  * or a faster type with room that raises the job's throughput by at least `minGain` (a restart has a price).
  * `eligible` must answer the same for a job throughout the pass.
  */
@@ -279,7 +282,8 @@ export const scaleUp = (s: SearchContext, minGain: number, eligible: (jobId: str
   const done: Move[] = [];
   // The first scan visits every holder and keeps those that may move; later scans visit only those (`ScanOnly`).
   let kept: ScanOnly | undefined;
-  while (done.length < s.depth && !s.budget.exhausted) {
+  let counted = 0;
+  while (counted < s.depth && !s.budget.exhausted) {
     let best: Move | undefined;
     if (!kept) {
       kept = { ids: [], spend: 0 };
@@ -288,6 +292,7 @@ export const scaleUp = (s: SearchContext, minGain: number, eligible: (jobId: str
     if (!best) break;
     s.vc.assign(best.jobId, best.to);
     done.push(best);
+    if (!s.scaleUpBeyondDepth?.(best.jobId)) counted++;
   }
   return done;
 };
@@ -377,7 +382,7 @@ const visitHolder = (
     // Best value first: no later Cell gains more.
     if (gain <= minGain * from.value || gain <= scan.bestGain) break;
     if (shared && to.gpuType === from.gpuType && to.gpus === from.gpus) continue;
-    if (s.scaleUpPays && !s.scaleUpPays(jobId, from, to)) continue;
+    if (s.scaleUpPays && !s.scaleUpPays(jobId, from, to, cells)) continue;
     const extra = to.gpuType === from.gpuType ? to.gpus - from.gpus : to.gpus;
     if (extra > s.vc.free(to.gpuType)) continue;
     scan.best = { jobId, from, to, freed: 0, loss: -gain };

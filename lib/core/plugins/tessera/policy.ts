@@ -8,20 +8,26 @@ import { reconsolidate } from '../dally/reconsolidate.ts';
 import { isElasticJob, withElasticTier } from '../easyscale/tier.ts';
 import { maxWeightPacking } from '../tesserae/max-weight-packing.ts';
 import { withCellSizes } from './cell-sizes.ts';
+import { extraGpusPay } from './extra-gpus-pay.ts';
 import { growWhereItPays } from './grow-where-it-pays.ts';
 import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
 import { relabelWithinRacks } from './relabel-within-racks.ts';
 import { scaleUpPays } from './scale-up-pays.ts';
 import { withTypeTrials } from './type-trials.ts';
+import { unstartedScaleUps } from './unstarted-scale-ups.ts';
+
+/** Crius's gain margin for a running job's move (the estimate's error). */
+const SCALE_UP_MARGIN = 0.1;
 
 const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
   ...DEFAULT_CRIUS_OPTIONS,
   name: 'tessera',
   oneHostCount: true,
   reclaimFaster: { minGain: 0.1, victim: isElasticJob },
-  minScaleUpGain: 0.1,
-  scaleUpPays,
+  minScaleUpGain: SCALE_UP_MARGIN,
+  scaleUpPays: extraGpusPay(scaleUpPays, SCALE_UP_MARGIN),
+  scaleUpBeyondDepth: unstartedScaleUps,
 };
 
 /**
@@ -30,7 +36,9 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
  * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
  *   from jobs later in the order, also when elastic jobs there hold GPUs of a Cell ≥ 10 % faster than the one it
  *   could get without them (guaranteed first, elastic on spare); when nobody waits, a job scales up (larger count,
- *   faster type) when the gain clears Crius's 10 % margin and saves more than a restart on its remaining work. No type
+ *   faster type) when the gain clears Crius's 10 % margin and saves more than a restart on its remaining work (a move
+ *   to another type at a larger count also clears the margin over that type at the count it holds; jobs admitted
+ *   this round scale up without counting against Crius's depth, costing no restart). No type
  *   swap: the shortest job keeps the fastest type it was admitted to and a longer one moves up when that frees
  *   (shortest remaining time on the fastest machine, Gonzalez et al.; handing the fast GPUs to the longer job of
  *   a pair delays every job that waits for them); a long job tries, once, a GPU type its model never ran on where the

@@ -18,6 +18,7 @@ const optionsArb = fc
       minScaleUpGain: fc.double({ min: 0, max: 1, noNaN: true }),
       reclaimFaster: fc.constant({ minGain: 0.1, victim: () => true }),
       scaleUpPays: fc.constant(() => () => true),
+      scaleUpBeyondDepth: fc.constant(() => () => true),
     },
     { requiredKeys: [] },
   )
@@ -48,6 +49,7 @@ describe('the Crius stage options with every field present', () => {
       oneHostCount: true,
       reclaimFaster: { minGain: 0.1, victim: () => false },
       scaleUpPays: () => () => true,
+      scaleUpBeyondDepth: () => () => true,
     });
     assert.deepEqual(Object.keys(tessera), Object.keys(crius));
     assert.equal(tessera.oneHostCount, true);
