@@ -532,9 +532,14 @@ export const simulate = (input: SimInput): SimResult => {
   // The cluster's capacity per type (lost hosts included: the bound is over the cluster as given), once for every
   // job's lower bound, not once per job over every host.
   const perType = capacityByType(input.cluster.hosts);
-  const records = all.map((job) => record(job, input, truth, now, perType));
-  const finishes = records.filter((r) => r.finishTime !== undefined).map((r) => r.finishTime!);
-  const lastFinish = finishes.length > 0 ? Math.max(...finishes) : startTime;
+  // By push, not map: an optimised `map` returns a holey array where the interpreter's is packed, and the code after
+  // it, compiled in one policy's run, was thrown away ('wrong map') in the next one's.
+  const records: JobRecord[] = [];
+  for (const job of all) records.push(record(job, input, truth, now, perType));
+  // The last finish (or the start, when no job finished) by a loop: no array (see `records`).
+  let lastFinish = Number.NEGATIVE_INFINITY;
+  for (const r of records) if (r.finishTime !== undefined && r.finishTime > lastFinish) lastFinish = r.finishTime;
+  if (lastFinish === Number.NEGATIVE_INFINITY) lastFinish = startTime;
   return {
     policy: input.policy.name,
     cluster: input.cluster.name,

@@ -20,5 +20,15 @@ export const withEveryOption = (o: CriusAllocateOptions): CriusAllocateOptions =
   opportunistic: o.opportunistic,
   estimator: o.estimator,
   reclaimFaster: o.reclaimFaster,
-  scaleUpPays: o.scaleUpPays,
+  scaleUpPays: o.scaleUpPays ?? everyScaleUpPays,
 });
+
+/**
+ * Without a scale-up rule every scale-up above the gain margin pays, as with none (the search's check passes): a rule
+ * that is always there gives the two call sites (the rule made per round, asked per candidate Cell) feedback in
+ * crius's runs too. Absent, they were first reached in tessera's run, after V8 had optimised the allocation and the
+ * search without them ('insufficient type feedback for call'), and such a deopt does not discard the code: in one run
+ * on batch:200@dally-8r the same optimised allocation was entered and bailed out again 48 times, once a round.
+ */
+const payAlways = (): boolean => true;
+const everyScaleUpPays = () => payAlways;
