@@ -538,7 +538,8 @@ export const simulate = (input: SimInput): SimResult => {
   for (const job of all) records.push(record(job, input, truth, now, perType));
   // The last finish (or the start, when no job finished) by a loop: no array (see `records`).
   let lastFinish = Number.NEGATIVE_INFINITY;
-  for (const r of records) if (r.finishTime !== undefined && r.finishTime > lastFinish) lastFinish = r.finishTime;
+  for (const r of records)
+    if (r.finishTime !== undefined && r.finishTime > lastFinish) lastFinish = r.finishTime;
   if (lastFinish === Number.NEGATIVE_INFINITY) lastFinish = startTime;
   return {
     policy: input.policy.name,
