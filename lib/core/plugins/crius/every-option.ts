@@ -5,7 +5,8 @@ import type { CriusAllocateOptions } from './allocate.ts';
  * ablations and tessera then pass objects of one shape through the same stage code. Options built by spreading
  * defaults and overrides differ in their fields (tessera adds `oneHostCount`, `reclaimFaster`, `scaleUpPays`), so
  * the stage code V8 had compiled while crius ran was thrown away ("wrong map") and compiled again on tessera's
- * first rounds, in every process that runs both. Reading a field gives what the given options give.
+ * first rounds, in every process that runs both. Reading a field gives what the given options give (an absent scale-up
+ * rule reads as one under which every scale-up pays, which the search treats as no rule).
  */
 export const withEveryOption = (o: CriusAllocateOptions): CriusAllocateOptions => ({
   name: o.name,
