@@ -206,6 +206,8 @@ const EPSILON = 1e-9;
  */
 export const simulate = (input: SimInput): SimResult => {
   const config: SimConfig = { ...DEFAULT_SIM_CONFIG, ...input.config };
+  // Read before the loop: policies' objects differ in shape, and the loop's optimised code would deoptimise on it.
+  const policyName = input.policy.name;
   const truth: ExecutorModel = input.truth ?? input.perf;
   // Models outside the catalog are calibrated from the executor's reports, as the AWS round does from Profiles.
   const profiles = input.perf instanceof UserModelPerfModel ? new SimulatedProfiles(input.perf) : undefined;
@@ -542,7 +544,7 @@ export const simulate = (input: SimInput): SimResult => {
     if (r.finishTime !== undefined && r.finishTime > lastFinish) lastFinish = r.finishTime;
   if (lastFinish === Number.NEGATIVE_INFINITY) lastFinish = startTime;
   return {
-    policy: input.policy.name,
+    policy: policyName,
     cluster: input.cluster.name,
     totalGpus,
     jobs: records,
