@@ -206,6 +206,8 @@ const EPSILON = 1e-9;
  */
 export const simulate = (input: SimInput): SimResult => {
   const config: SimConfig = { ...DEFAULT_SIM_CONFIG, ...input.config };
+  // Read before the loop: policies' objects differ in shape, and the loop's optimised code would deoptimise on it.
+  const policyName = input.policy.name;
   const truth: ExecutorModel = input.truth ?? input.perf;
   // Models outside the catalog are calibrated from the executor's reports, as the AWS round does from Profiles.
   const profiles = input.perf instanceof UserModelPerfModel ? new SimulatedProfiles(input.perf) : undefined;
@@ -532,11 +534,17 @@ export const simulate = (input: SimInput): SimResult => {
   // The cluster's capacity per type (lost hosts included: the bound is over the cluster as given), once for every
   // job's lower bound, not once per job over every host.
   const perType = capacityByType(input.cluster.hosts);
-  const records = all.map((job) => record(job, input, truth, now, perType));
-  const finishes = records.filter((r) => r.finishTime !== undefined).map((r) => r.finishTime!);
-  const lastFinish = finishes.length > 0 ? Math.max(...finishes) : startTime;
+  // By push, not map: an optimised `map` returns a holey array where the interpreter's is packed, and the code after
+  // it, compiled in one policy's run, was thrown away ('wrong map') in the next one's.
+  const records: JobRecord[] = [];
+  for (const job of all) records.push(record(job, input, truth, now, perType));
+  // The last finish (or the start, when no job finished) by a loop: no array (see `records`).
+  let lastFinish = Number.NEGATIVE_INFINITY;
+  for (const r of records)
+    if (r.finishTime !== undefined && r.finishTime > lastFinish) lastFinish = r.finishTime;
+  if (lastFinish === Number.NEGATIVE_INFINITY) lastFinish = startTime;
   return {
-    policy: input.policy.name,
+    policy: policyName,
     cluster: input.cluster.name,
     totalGpus,
     jobs: records,

@@ -1,3 +1,4 @@
+import { contextWithState } from './context-with-state.ts';
 import type { MigrateStage, PackStage, PlaceStage } from './stages.ts';
 
 /**
@@ -25,7 +26,7 @@ export const placeThenPackAndMigrate = (
           nextState: (ordered, plan, ctx) => {
             let state = ctx.state;
             for (const stage of stages)
-              if (stage.nextState) state = stage.nextState(ordered, plan, { ...ctx, state });
+              if (stage.nextState) state = stage.nextState(ordered, plan, contextWithState(ctx, state));
             return state;
           },
         }

@@ -7,6 +7,7 @@ import { type Allocation, allocationGpuCount, busyGpuCount, type Plan, sameGpus 
 import { type SchedulerState, schedulerStateWith } from '../model/state.ts';
 import { capacityKey } from './capacity-key.ts';
 import { isHolding } from './compare.ts';
+import { contextWithState } from './context-with-state.ts';
 import { neverProgressesReason, unschedulableReason } from './estimates.ts';
 import { FreeGpus } from './free-gpus.ts';
 import { memoKey, RoundMemo } from './round-memo.ts';
@@ -99,7 +100,7 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
   // Learning stages fold the round's outcome into the state, in pipeline order (each sees the previous one's update).
   let state = input.state;
   for (const stage of [policy.order, policy.allocate, policy.place, policy.pack, policy.migrate]) {
-    if (stage?.nextState) state = stage.nextState(ordered, plan, { ...ctx, state });
+    if (stage?.nextState) state = stage.nextState(ordered, plan, contextWithState(ctx, state));
   }
 
   const actions = diffActions(ordered, plan, unschedulable);

@@ -26,7 +26,22 @@ export interface KeepThenFitOptions {
  * 2. other admitted jobs, in priority order, get GPUs by the fit strategy;
  * 3. work conservation: a job the allocator did not admit keeps running where it is if its GPUs are still free.
  */
-export const keepThenFit = (options: KeepThenFitOptions): PlaceStage => ({
+export const keepThenFit = (options: KeepThenFitOptions): PlaceStage =>
+  keepThenFitWith(everyFitOption(options));
+
+/**
+ * The options with every field present, in one order (absent ones undefined): the policies that use this stage pass
+ * objects of different fields (a `strategyFor`, a `maxLevel` or neither), and the stage code compiled for one was
+ * thrown away ('wrong map') when the next one ran. Reading a field gives what the given options give.
+ */
+const everyFitOption = (o: KeepThenFitOptions): KeepThenFitOptions => ({
+  strategy: o.strategy,
+  strategyFor: o.strategyFor,
+  maxLevel: o.maxLevel,
+  blocking: o.blocking,
+});
+
+const keepThenFitWith = (options: KeepThenFitOptions): PlaceStage => ({
   name: `keep-then-${options.strategy}`,
   place: (ordered, demands, free, ctx) => {
     const plan = new Map<string, Allocation>();

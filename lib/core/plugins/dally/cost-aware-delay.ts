@@ -1,4 +1,5 @@
 import { isHolding } from '../../framework/compare.ts';
+import { contextWithState } from '../../framework/context-with-state.ts';
 import { withMaxLevel } from '../../framework/demand-of.ts';
 import type { Demand, PlaceStage, RoundContext } from '../../framework/stages.ts';
 import { remainingIterations } from '../../model/job.ts';
@@ -42,7 +43,7 @@ export const costAwareDelay = (
   },
   nextState: (ordered, plan, ctx) => {
     const state = inner.nextState ? inner.nextState(ordered, plan, ctx) : ctx.state;
-    return recordAcceptedWaits(ordered, plan, { ...ctx, state }, tuner);
+    return recordAcceptedWaits(ordered, plan, contextWithState(ctx, state), tuner);
   },
 });
 

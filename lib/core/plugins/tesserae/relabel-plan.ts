@@ -331,13 +331,24 @@ interface ClassContent {
 const NO_JOBS: number[] = [];
 
 const emptyClassContent = (cls: NodeClass): ClassContent => ({
-  contentOld: cls.hosts.map(() => new Array<number[]>(cls.gpus).fill(NO_JOBS)),
-  contentNew: cls.hosts.map(() => new Array<number[]>(cls.gpus).fill(NO_JOBS)),
+  contentOld: emptyNodes(cls),
+  contentNew: emptyNodes(cls),
   pinned: new Uint8Array(cls.hosts.length * cls.gpus),
   occupied: new Uint8Array(cls.hosts.length * cls.gpus),
   fresh: false,
   freshNodes: new Uint8Array(cls.hosts.length),
 });
+
+/**
+ * One empty content per node, by push: an optimised `map` returns a holey array where the interpreter's is packed,
+ * and every stage reading the contents (the renaming, its skip tests, the floating of 1-GPU work), compiled in one
+ * policy's run, was thrown away ('wrong map') in the next one's.
+ */
+const emptyNodes = (cls: NodeClass): number[][][] => {
+  const nodes: number[][][] = [];
+  for (let p = 0; p < cls.hosts.length; p++) nodes.push(new Array<number[]>(cls.gpus).fill(NO_JOBS));
+  return nodes;
+};
 
 /**
  * Whether the class's renaming keeps every job on it on the same GPUs, so that solving it can be skipped: every GPU

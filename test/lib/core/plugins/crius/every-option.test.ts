@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import type { RoundContext } from '../../../../../lib/core/framework/stages.ts';
 import type { CriusAllocateOptions } from '../../../../../lib/core/plugins/crius/allocate.ts';
 import { withEveryOption } from '../../../../../lib/core/plugins/crius/every-option.ts';
+import type { CellConfig, JobCells } from '../../../../../lib/core/plugins/crius/job-cells.ts';
 import { DEFAULT_CRIUS_OPTIONS } from '../../../../../lib/core/plugins/crius/policies.ts';
 import { tesseraGuaranteedStages } from '../../../../../lib/core/plugins/tessera/policy.ts';
 
@@ -24,8 +26,18 @@ const optionsArb = fc
   )
   .map((overrides): CriusAllocateOptions => ({ ...DEFAULT_CRIUS_OPTIONS, ...overrides, name: 'x' }));
 
+/** Without a rule, the search's check `!scaleUpPays(jobId, from, to, cells)` never holds: every scale-up above the margin pays. */
+const assertPaysAlways = (options: CriusAllocateOptions): void => {
+  const rule = options.scaleUpPays?.([], {} as RoundContext);
+  assert.ok(rule);
+  const cell = { key: 'A100-40GB|1', gpuType: 'A100-40GB', gpus: 1, rate: 1 } as unknown as CellConfig;
+  const cells = { configs: [cell] } as unknown as JobCells;
+  assert.equal(rule('job', cell, { ...cell, gpus: 2, rate: 2 }, cells), true);
+  assert.equal(rule('job', cell, { ...cell, gpus: 2, rate: 0.5 }, cells), true);
+};
+
 describe('the Crius stage options with every field present', () => {
-  test('property: every field reads as in the given options, and the fields come in one order', () => {
+  test('property: every field reads as in the given options (an absent scale-up rule as one that always pays), and the fields come in one order', () => {
     const orders = new Set<string>();
     fc.assert(
       fc.property(optionsArb, (given) => {
@@ -33,7 +45,8 @@ describe('the Crius stage options with every field present', () => {
         for (const key of Object.keys(given) as (keyof CriusAllocateOptions)[])
           assert.equal(every[key], given[key], key);
         for (const key of Object.keys(every) as (keyof CriusAllocateOptions)[])
-          if (!(key in given)) assert.equal(every[key], undefined, key);
+          if (!(key in given) && key !== 'scaleUpPays') assert.equal(every[key], undefined, key);
+        if (!('scaleUpPays' in given)) assertPaysAlways(every);
         orders.add(Object.keys(every).join());
       }),
       { numRuns: 300, seed: 5 },
@@ -54,6 +67,7 @@ describe('the Crius stage options with every field present', () => {
     assert.deepEqual(Object.keys(tessera), Object.keys(crius));
     assert.equal(tessera.oneHostCount, true);
     assert.equal(crius.oneHostCount, undefined);
+    assertPaysAlways(crius);
     // The stage is still built from them: tessera's allocation stage keeps its name.
     assert.equal(tesseraGuaranteedStages.allocate.name, 'tessera');
   });
