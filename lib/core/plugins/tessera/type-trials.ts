@@ -295,7 +295,11 @@ const belowMarginValue = (
     sigma ??= modelError(calibration?.efficiency, o.priorError, o.priorWeight);
     const s = sigma;
     let best: { config: CellConfig; net: number } | undefined;
+    // Best value first, and value is rate over one reference: past the first Cell no factor can lift above the
+    // measured rate, none is faster.
+    const most = Math.max(1, deviation);
     for (const c of jobCells(job, ctx, o.estimator, o.cells).configs) {
+      if (!(c.rate * most > rate)) break;
       if (c.gpuType === heldType && c.gpus === heldGpus) continue;
       if (untried.includes(c.gpuType)) continue;
       const room = (free.get(c.gpuType) ?? 0) + (c.gpuType === heldType ? heldGpus : 0);
