@@ -1,7 +1,7 @@
 import type { CellCalibrationState } from '../plugins/crius/state.ts';
 import type { DelayTunerState } from '../plugins/dally/state.ts';
 import type { ElasticMemory } from '../plugins/easyscale/memory.ts';
-import type { TypeTrialState } from '../plugins/tessera/state.ts';
+import type { TriedCells, TypeTrialState } from '../plugins/tessera/state.ts';
 
 /**
  * What the scheduler carries from one round to the next (DynamoDB SchedulerState on AWS, memory in the simulator).
@@ -20,6 +20,8 @@ export interface SchedulerState {
   readonly cellCalibration?: CellCalibrationState;
   /** Tessera's open trials of long jobs on GPU types their model never ran on (lib/core/plugins/tessera/type-trials.ts). */
   readonly typeTrials?: TypeTrialState;
+  /** Cells tessera's long jobs have run on or tried below the scale-up margin (lib/core/plugins/tessera/type-trials.ts). */
+  readonly triedCells?: TriedCells;
 }
 
 /**
@@ -38,6 +40,7 @@ export const schedulerStateWith = (
   elastic: 'elastic' in changes ? changes.elastic : state.elastic,
   cellCalibration: 'cellCalibration' in changes ? changes.cellCalibration : state.cellCalibration,
   typeTrials: 'typeTrials' in changes ? changes.typeTrials : state.typeTrials,
+  triedCells: 'triedCells' in changes ? changes.triedCells : state.triedCells,
 });
 
 export const initialSchedulerState = (): SchedulerState => schedulerStateWith({ round: 0 }, {});

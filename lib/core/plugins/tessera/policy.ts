@@ -43,7 +43,8 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
  *   (shortest remaining time on the fastest machine, Gonzalez et al.; handing the fast GPUs to the longer job of
  *   a pair delays every job that waits for them); a long job tries, once, a GPU type its model never ran on where the
  *   expected saving beats the expected cost and the worst case is ≤ 1 % of its remaining time, and goes back if it is
- *   slower there (`type-trials.ts`: the calibration learns a type only from jobs that run on it);
+ *   slower there (`type-trials.ts`: the calibration learns a type only from jobs that run on it); so does a move
+ *   below the scale-up margin to a Cell of a known type, at any count, that the estimate rates faster;
  * - place: consolidated, keeping unchanged allocations, with Dally's delay timers in their cost-aware form, running
  *   jobs re-consolidated onto one machine (or rack) when that saves more than a restart, and a running job grows
  *   only onto a placement whose rate (type, count, topology) saves more than a restart; then

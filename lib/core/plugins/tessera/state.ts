@@ -6,6 +6,11 @@ import type { Cell } from '../../model/plan.ts';
 export interface TypeTrial {
   /** The type it was tried on. */
   readonly to: GpuTypeId;
+  /**
+   * The count it was tried at, where it is not the count it held: a move below the scale-up margin to a Cell of a
+   * type its model has run on (`type-trials.ts`).
+   */
+  readonly gpus?: number;
   /** Where it ran before, and its measured rate there (iterations per second): it goes back if the trial is slower. */
   readonly from: {
     readonly gpuType: GpuTypeId;
@@ -19,3 +24,10 @@ export interface TypeTrialState {
   /** Per job id, its open trial. */
   readonly jobs: Readonly<Record<string, TypeTrial>>;
 }
+
+/**
+ * Per job id, the Cells (`type|gpus`) it has run on or been tried on below the scale-up margin (`type-trials.ts`):
+ * measured there, they are no longer a trial. Kept apart from `TypeTrialState`, whose presence keeps the simulator's
+ * periodic rounds going.
+ */
+export type TriedCells = Readonly<Record<string, readonly string[]>>;

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { initialSchedulerState, schedulerStateWith } from '../../../../lib/core/model/state.ts';
 
-const FIELDS = ['round', 'lastRoundAt', 'delayTuner', 'elastic', 'cellCalibration', 'typeTrials'];
+const FIELDS = [
+  'round',
+  'lastRoundAt',
+  'delayTuner',
+  'elastic',
+  'cellCalibration',
+  'typeTrials',
+  'triedCells',
+];
 
 describe('schedulerStateWith: the state with changes applied, every field present in one order', () => {
   test('the initial state has every field, only round set', () => {
