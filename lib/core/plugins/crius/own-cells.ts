@@ -62,7 +62,10 @@ export class OwnCells implements JobCells {
 }
 
 /** Index of the entry of `list` with `config`'s GPU type and count (a job has one Cell per type and count), or -1. */
-export const indexOfTypeAndCount = (list: readonly CellConfig[], config: CellConfig): number => {
+export const indexOfTypeAndCount = (
+  list: readonly CellConfig[],
+  config: Pick<CellConfig, 'gpuType' | 'gpus'>,
+): number => {
   for (let i = 0; i < list.length; i++) {
     const c = list[i]!;
     if (c.gpuType === config.gpuType && c.gpus === config.gpus) return i;

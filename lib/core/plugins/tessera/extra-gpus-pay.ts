@@ -1,6 +1,7 @@
 import type { RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
 import type { CellConfig, JobCells } from '../crius/job-cells.ts';
+import { indexOfTypeAndCount } from '../crius/own-cells.ts';
 
 type ScaleUpRule = (
   ordered: readonly JobState[],
@@ -24,11 +25,8 @@ export const extraGpusPay =
     return (jobId, from, to, cells) => {
       if (!pays(jobId, from, to, cells)) return false;
       if (to.gpuType === from.gpuType || to.gpus <= from.gpus) return true;
-      const stages = to.cell.stageGpus.length;
-      for (const c of cells.configs) {
-        if (c.gpuType === to.gpuType && c.gpus === from.gpus && c.cell.stageGpus.length === stages)
-          return to.rate > (1 + margin) * c.rate;
-      }
-      return true;
+      const configs = cells.configs;
+      const held = configs[indexOfTypeAndCount(configs, { gpuType: to.gpuType, gpus: from.gpus })];
+      return !held || to.rate > (1 + margin) * held.rate;
     };
   };
