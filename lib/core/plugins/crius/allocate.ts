@@ -37,6 +37,7 @@ import {
   scaleUp,
 } from './search.ts';
 import type { CellCalibrationState } from './state.ts';
+import type { Take, TakeTest, TakeView } from './take.ts';
 import { VirtualAllocation } from './virtual.ts';
 
 /**
@@ -76,6 +77,11 @@ export interface CriusAllocateOptions extends CellOptions {
     ordered: readonly JobState[],
     ctx: RoundContext,
   ) => (jobId: string) => boolean;
+  /**
+   * Per round, whether admitting a waiting job by taking GPUs from others (the search's moves, opportunistic
+   * execution's suspensions) pays (tessera: `plugins/tessera/take-pays.ts`); every take pays when absent.
+   */
+  readonly takePays?: (ordered: readonly JobState[], ctx: RoundContext) => TakeTest;
 }
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
@@ -214,6 +220,13 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
       scaleUpBeyondDepth: o.scaleUpBeyondDepth?.(ordered, ctx),
     };
     const cache = new MoveCache();
+    const takeTest = o.takePays?.(ordered, ctx);
+    const pending: JobState[] = [];
+    const view: TakeView = { vc, job: byId.get, cellsOf: cellsOfJob, waitingAhead: pending };
+    const takes = (cells: JobCells, admit: CellConfig, taken: readonly Take[]): boolean =>
+      !takeTest || taken.length === 0 || takeTest(cells, admit, taken, view);
+    const suspends = (cells: JobCells, admit: CellConfig, ids: readonly string[]): boolean =>
+      !takeTest || ids.length === 0 || takeTest(cells, admit, suspensions(ids, vc), view);
 
     const queue: JobState[] = [];
     for (let r = 0; r < ordered.length; r++) {
@@ -227,7 +240,6 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
       else queue.push(job); // its type shrank (hosts lost): it competes again
     }
 
-    const pending: JobState[] = [];
     for (let i = 0; i < queue.length; i++) {
       const job = queue[i]!;
       const cells = cellsOfJob(job);
@@ -235,9 +247,17 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
         pending.push(job);
         continue;
       }
-      const choice: Choice | undefined = s.budget.exhausted
+      let choice: Choice | undefined = s.budget.exhausted
         ? directFit(cells, vc)
         : scaleResource(cells, s, cache);
+      if (choice && choice.moves.length > 0 && !takes(cells, choice.admit, choice.moves)) {
+        // Taking from running jobs does not pay: a Cell that fits as things are, else it waits.
+        choice = directFit(cells, vc);
+        if (!choice) {
+          pending.push(job);
+          continue;
+        }
+      }
       const victims =
         choice && o.reclaimFaster && !s.budget.exhausted
           ? reclaimFaster(cells, choice.admit, vc, byId, rank.get(job.spec.id)!, s.budget, o.reclaimFaster)
@@ -254,7 +274,7 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
       const suspended =
         !o.opportunistic || s.budget.exhausted
           ? undefined
-          : reclaim(job, cells, vc, byId, rank.get(job.spec.id)!, s.budget, o.deadlines);
+          : reclaim(job, cells, vc, byId, rank.get(job.spec.id)!, s.budget, o.deadlines, suspends);
       if (suspended) {
         // Suspended jobs come later in the order: they compete again after this one, in order.
         for (const id of suspended) insertByRank(queue, i + 1, byId.get(id)!, rank);
@@ -373,8 +393,9 @@ const rawEstimate = (job: JobState, ctx: RoundContext, estimator: CellEstimator)
 /**
  * Opportunistic execution: jobs that arrived after `job` and hold GPUs of a type it could use ran there
  * opportunistically; once suspending them (latest first) frees one of its admission Cells, they are suspended
- * and `job` starts. Picks the Cell that suspends the fewest GPUs (then the best). Admitted deadline jobs are
- * never suspended in deadline mode. Returns the suspended job ids, or undefined.
+ * and `job` starts. Picks the Cell that suspends the fewest GPUs (then the best) among those where the suspension
+ * `pays` (always, without a take rule). Admitted deadline jobs are never suspended in deadline mode. Returns the
+ * suspended job ids, or undefined.
  */
 const reclaim = (
   job: JobState,
@@ -384,6 +405,7 @@ const reclaim = (
   rank: number,
   budget: Budget,
   deadlines: boolean,
+  pays: (cells: JobCells, admit: CellConfig, victims: readonly string[]) => boolean,
 ): string[] | undefined => {
   let best: { admit: CellConfig; victims: string[]; gpus: number } | undefined;
   for (const admit of admissionConfigs(cells)) {
@@ -405,6 +427,7 @@ const reclaim = (
       chosen.push(id);
     }
     if (free < admit.gpus) continue;
+    if (!pays(cells, admit, chosen)) continue;
     if (!best || gpus < best.gpus || (gpus === best.gpus && admit.value > best.admit.value)) {
       best = { admit, victims: chosen, gpus };
     }
@@ -413,6 +436,13 @@ const reclaim = (
   for (const id of best.victims) vc.release(id);
   vc.assign(job.spec.id, best.admit);
   return best.victims;
+};
+
+/** Holders suspended to admit a job, as takes (their Cells as held in `vc`). */
+const suspensions = (ids: readonly string[], vc: VirtualAllocation): Take[] => {
+  const out: Take[] = [];
+  for (const id of ids) out.push({ jobId: id, from: vc.get(id)!, to: undefined });
+  return out;
 };
 
 const insertByRank = (

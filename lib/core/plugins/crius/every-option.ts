@@ -24,6 +24,7 @@ export const withEveryOption = (o: CriusAllocateOptions): CriusAllocateOptions =
   reclaimFaster: o.reclaimFaster,
   scaleUpPays: o.scaleUpPays ?? everyScaleUpPays,
   scaleUpBeyondDepth: o.scaleUpBeyondDepth,
+  takePays: o.takePays,
 });
 
 /**

@@ -14,6 +14,7 @@ import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
 import { relabelWithinRacks } from './relabel-within-racks.ts';
 import { scaleUpPays } from './scale-up-pays.ts';
+import { takePays } from './take-pays.ts';
 import { withTypeTrials } from './type-trials.ts';
 import { unstartedScaleUps } from './unstarted-scale-ups.ts';
 
@@ -28,6 +29,7 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
   minScaleUpGain: SCALE_UP_MARGIN,
   scaleUpPays: extraGpusPay(scaleUpPays, SCALE_UP_MARGIN),
   scaleUpBeyondDepth: unstartedScaleUps,
+  takePays,
 };
 
 /**
@@ -35,7 +37,9 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
  * - order: shortest remaining time first with a makespan guard (the only stage that decides who goes first);
  * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
  *   from jobs later in the order, also when elastic jobs there hold GPUs of a Cell ≥ 10 % faster than the one it
- *   could get without them (guaranteed first, elastic on spare); when nobody waits, a job scales up (larger count,
+ *   could get without them (guaranteed first, elastic on spare); a waiting job takes GPUs from running jobs (Crius's
+ *   shrinks and moves, opportunistic suspensions) only where its wait costs it more than the take costs them, in
+ *   seconds of JCT (`take-pays.ts`); when nobody waits, a job scales up (larger count,
  *   faster type) when the gain clears Crius's 10 % margin and saves more than a restart on its remaining work (a move
  *   to another type at a larger count also clears the margin over that type at the count it holds; jobs admitted
  *   this round scale up without counting against Crius's depth, costing no restart). No type

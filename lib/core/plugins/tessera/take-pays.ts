@@ -1,0 +1,81 @@
+import { isHolding } from '../../framework/compare.ts';
+import type { RoundContext } from '../../framework/stages.ts';
+import type { JobState } from '../../model/job.ts';
+import type { CellConfig } from '../crius/job-cells.ts';
+import { admissionConfigs } from '../crius/search.ts';
+import type { TakeTest, TakeView } from '../crius/take.ts';
+import { estimatedRemainingIterations } from './order.ts';
+
+/**
+ * Whether admitting a waiting job by taking GPUs from running jobs (shrinking or moving them in Crius's search,
+ * suspending them in opportunistic execution) pays, priced in the seconds of JCT each side loses:
+ * - the admitted job gains its JCT without the take less its JCT with it: the earliest, over its admission Cells, of
+ *   (the wait until holders of the Cell's type end and free enough GPUs for it and the jobs waiting ahead of it) plus
+ *   its run there, against its run on the admitted Cell now;
+ * - each running victim loses its restarts (one to resume a suspended job; two for a shrink, the one now and the one
+ *   growing back) plus the progress it does not make while the admitted job runs (its rate's lost fraction over
+ *   the shorter of the admitted job's run and its own).
+ * A job admitted this round has not started: taking its GPUs costs nothing. Where the admitted job ends within a
+ * round and hands the GPUs back, the victims pay two restarts for a run the job could have waited for: the take
+ * pays only when waiting would cost the job more. No constant besides the round's restart time.
+ */
+export const takePays =
+  (_ordered: readonly JobState[], ctx: RoundContext): TakeTest =>
+  (cells, admit, takes, view) => {
+    const restart = ctx.config.restartSeconds;
+    const job = cells.job;
+    const left = estimatedRemainingIterations(job);
+    const run = admit.rate > 0 ? left / admit.rate : Number.POSITIVE_INFINITY;
+    let cost = 0;
+    for (const t of takes) {
+      const victim = view.job(t.jobId);
+      if (!victim || !isHolding(victim) || !(t.from.rate > 0)) continue;
+      const own = estimatedRemainingIterations(victim) / t.from.rate;
+      const toRate = t.to ? t.to.rate : 0;
+      const lost = Math.max(0, 1 - toRate / t.from.rate);
+      const restarts = t.to === undefined ? 1 : t.to.gpus < t.from.gpus ? 2 : 1;
+      cost += restarts * restart + Math.min(run, own) * lost;
+    }
+    if (cost === 0) return true;
+    // What the job has waited already is evidence of how long it waits without a take: jobs that arrive after it
+    // and go first in the order take the GPUs that free (a job that waited t expects to wait about t more).
+    const waited = isHolding(job) ? 0 : Math.max(0, ctx.now - job.waitingSince);
+    let without = Number.POSITIVE_INFINITY;
+    for (const c of admissionConfigs(cells)) {
+      if (!(c.rate > 0)) continue;
+      const wait = waitFor(c, view);
+      without = Math.min(without, (wait > 0 ? Math.max(wait, waited) : 0) + left / c.rate);
+    }
+    return without - run > cost;
+  };
+
+/**
+ * Seconds until `config`'s GPUs are free without taking from anyone: the holders of its type (the victims too) end,
+ * shortest remaining first, until the free GPUs cover it and the smallest Cell of each job waiting ahead on the type;
+ * ∞ when they never do.
+ */
+const waitFor = (config: CellConfig, view: TakeView): number => {
+  const type = config.gpuType;
+  let need = config.gpus;
+  for (const ahead of view.waitingAhead) {
+    let least = Number.POSITIVE_INFINITY;
+    for (const c of admissionConfigs(view.cellsOf(ahead)))
+      if (c.gpuType === type) least = Math.min(least, c.gpus);
+    if (Number.isFinite(least)) need += least;
+  }
+  let free = view.vc.free(type);
+  if (free >= need) return 0;
+  const ends: { at: number; gpus: number }[] = [];
+  for (const id of view.vc.jobsOn(type)) {
+    const held = view.vc.get(id);
+    const holder = view.job(id);
+    if (!held || !holder || !(held.rate > 0)) continue;
+    ends.push({ at: estimatedRemainingIterations(holder) / held.rate, gpus: held.gpus });
+  }
+  ends.sort((a, b) => a.at - b.at);
+  for (const e of ends) {
+    free += e.gpus;
+    if (free >= need) return e.at;
+  }
+  return Number.POSITIVE_INFINITY;
+};
