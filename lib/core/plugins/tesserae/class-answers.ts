@@ -7,8 +7,9 @@ import type { NodeContent } from './node-pair-cost.ts';
  * Why. A class whose GPUs hold the same jobs in both plans is kept without solving (`unchangedClass`), except when a
  * job spread evenly over twin nodes lets the solver swap them at equal cost: there only the solver's own tie-break
  * says what the plan becomes, so it must run. Such a class (a multi-machine job in a rack of the Dally clusters)
- * usually stays as it is for many rounds while other racks change, and was solved every round again: on held-out
- * batch:200@dally-16r about half the relabelling's time.
+ * usually stays as it is for many rounds while other racks change, and was solved every round again (held-out
+ * batch:200@dally-16r: 299 of the 478 classes tessera's run solved; 241 of them are now answered from here). The
+ * saving is small (that run's relabellings replayed warm: 31 → 24 ms; docs/architecture.md, speed notes).
  *
  * Why the answer is the same. The class's renaming (`relabelNodes`, then `refloatSingleGpuWork`) reads only its own
  * contents — the jobs on each GPU in both plans, in list order — and each such job's GPU counts in both plans; it
