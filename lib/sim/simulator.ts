@@ -213,6 +213,15 @@ export const simulate = (input: SimInput): SimResult => {
   const profiles = input.perf instanceof UserModelPerfModel ? new SimulatedProfiles(input.perf) : undefined;
   const hosts = new Map<string, Host>(input.cluster.hosts.map((h) => [h.id, h]));
   const hostOf = (id: string) => hosts.get(id);
+  // Each host's GPU price, looked up once per run: a job's rate is recomputed whenever its allocation object changes
+  // (tessera's relabelling and packing make new ones most rounds), and the fallback filters and sorts the catalog.
+  const prices = new Map<string, number | undefined>();
+  const priceOfHost = (id: string): number | undefined => {
+    if (prices.has(id)) return prices.get(id);
+    const price = hostPricePerGpuSecond(hosts.get(id));
+    prices.set(id, price);
+    return price;
+  };
   const totalGpus = input.cluster.hosts.reduce((n, h) => n + h.gpuCount, 0);
   const roundConfig: Partial<RoundConfig> = {
     roundSeconds: config.roundSeconds,
@@ -289,7 +298,7 @@ export const simulate = (input: SimInput): SimResult => {
     job.dollarsPerSecond = 0;
     job.unpricedGpus = 0;
     for (const slice of job.allocation.slices) {
-      const price = hostPricePerGpuSecond(hosts.get(slice.hostId));
+      const price = priceOfHost(slice.hostId);
       if (price === undefined) job.unpricedGpus += slice.gpus.length;
       else job.dollarsPerSecond += price * slice.gpus.length;
     }

@@ -37,7 +37,6 @@ export const keepingPairs = (
       const hosted = next.get(hostId);
       if (!host || !hosted || hosted.packedWith || !sameGpus(hosted, guest.allocation)) continue;
       if (!mayShareGpus(host.spec, options) || !mayShareGpus(guest.spec, options)) continue;
-      const ref = (j: JobState) => ({ model: j.spec.model, batchSize: j.spec.batchSize });
       const gpus = allocationGpuCount(hosted);
       const co = ctx.perf.colocation(hosted.gpuType, gpus, ref(host), ref(guest));
       const a = co.normalized[0];
@@ -63,6 +62,12 @@ export const keepingPairs = (
     return inner.pack(ordered, next, free, ctx);
   },
 });
+
+/**
+ * A job as the co-location model asks for it. A module function, not a closure made in the loop: under tsx's
+ * keepNames every closure made is also a `__name` call (a property definition), which showed in the round's profile.
+ */
+const ref = (j: JobState) => ({ model: j.spec.model, batchSize: j.spec.batchSize });
 
 /**
  * The plan without partners that no longer share GPUs: a placement stage keeps a running job's allocation as it

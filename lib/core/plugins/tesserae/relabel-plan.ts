@@ -1,6 +1,7 @@
 import { withSlices } from '../../model/allocation-of.ts';
 import type { Host, HostSlice } from '../../model/cluster.ts';
 import { type Allocation, allocationGpuCount } from '../../model/plan.ts';
+import { type ClassAnswers, classSignature } from './class-answers.ts';
 import { GpuAssignmentMemo, moveCost, sharedSaving } from './node-pair-cost.ts';
 import { refloatSingleGpuWork } from './refloat-single-gpu.ts';
 import { relabelNodes } from './relabel-nodes.ts';
@@ -24,6 +25,13 @@ export interface RelabelInput {
   readonly classOf?: (host: Host) => string;
   /** GPU-level assignments solved before, in this round or earlier ones: the same answers without solving again. */
   readonly assignments?: GpuAssignmentMemo;
+  /**
+   * Renamings solved before for these very classes (`classes` must be given too), in this round or earlier ones: a
+   * class whose contents are the same in both plans but must be solved (twin nodes, see `unchangedClass`) takes the
+   * answer solved for the very same contents without solving again. Used only with `skipUnchangedClasses` and
+   * `floatSingleGpuWork` (the defaults).
+   */
+  readonly answers?: ClassAnswers;
   /**
    * `hostClasses(hosts, classOf)` made before, for these very hosts and `classOf` (a stage keeps it per cluster):
    * the same classes without grouping the hosts again every round.
@@ -88,16 +96,28 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
   const assignments = input.assignments ?? new GpuAssignmentMemo();
   const { classes, where } = input.classes ?? hostClasses(input.hosts, input.classOf);
   // One pass over each plan: at 10,000 jobs a pass is mostly waiting on memory (allocation → slices → GPUs).
-  const { oldGpus, newGpus, contents } = readPlans(classes, where, input.current, input.plan);
+  const { oldGpus, newGpus, jobIds, contents } = readPlans(classes, where, input.current, input.plan);
 
   const maps = new Map<NodeClass, Int32Array>();
   const skip = input.skipUnchangedClasses ?? true;
+  const float = input.floatSingleGpuWork ?? true;
   const spans = skip ? new SpanCheck(oldGpus.length) : undefined;
+  const answers = skip && float && input.classes ? input.answers : undefined;
   for (const cls of classes) {
     const content = contents.get(cls)!;
     const { contentOld, contentNew, pinned, occupied } = content;
-    if (spans && !content.fresh && unchangedClass(cls, contentOld, contentNew, spans)) {
+    const verdict = spans && !content.fresh ? unchangedClass(cls, contentOld, contentNew, spans) : 'changed';
+    if (verdict === 'unchanged') {
       maps.set(cls, identityMap(cls));
+      continue;
+    }
+    const signature =
+      answers && verdict === 'twins'
+        ? classSignature(contentOld, contentNew, jobIds, oldGpus, newGpus)
+        : undefined;
+    const known = signature && answers!.get(cls, signature);
+    if (known) {
+      maps.set(cls, known);
       continue;
     }
 
@@ -110,7 +130,7 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
       assignments,
       skip ? content.freshNodes : undefined,
     );
-    if (input.floatSingleGpuWork ?? true) {
+    if (float) {
       refloatSingleGpuWork({
         gpus: cls.gpus,
         contentOld,
@@ -124,6 +144,7 @@ export const relabelPlan = (input: RelabelInput): RelabelResult => {
       });
     }
     maps.set(cls, map);
+    if (signature) answers!.set(cls, signature, map);
   }
 
   const plan = renamedPlan(input.plan, where, maps);
@@ -149,12 +170,13 @@ const readPlans = (
   where: Where,
   current: ReadonlyMap<string, Allocation>,
   plan: ReadonlyMap<string, Allocation>,
-): { oldGpus: number[]; newGpus: number[]; contents: Map<NodeClass, ClassContent> } => {
+): { oldGpus: number[]; newGpus: number[]; jobIds: string[]; contents: Map<NodeClass, ClassContent> } => {
   const contents = new Map<NodeClass, ClassContent>();
   for (const cls of classes) contents.set(cls, emptyClassContent(cls));
   const jobNumber = new Map<string, number>();
   const oldGpus: number[] = [];
   const newGpus: number[] = [];
+  const jobIds: string[] = [];
   for (const [jobId, allocation] of plan) {
     const now = current.get(jobId);
     const gpus = allocationGpuCount(allocation);
@@ -164,6 +186,7 @@ const readPlans = (
       jobNumber.set(jobId, j);
       oldGpus.push(allocationGpuCount(now));
       newGpus.push(gpus);
+      jobIds.push(jobId);
     }
     for (const slice of allocation.slices) {
       const at = checkedHost(jobId, allocation, slice, where);
@@ -190,7 +213,7 @@ const readPlans = (
       for (const g of slice.gpus) addJob(node, g, j);
     }
   }
-  return { oldGpus, newGpus, contents };
+  return { oldGpus, newGpus, jobIds, contents };
 };
 
 /** Where a planned slice's host sits; throws unless it is a usable host of the allocation's type with those GPUs. */
@@ -351,10 +374,11 @@ const emptyNodes = (cls: NodeClass): number[][][] => {
 };
 
 /**
- * Whether the class's renaming keeps every job on it on the same GPUs, so that solving it can be skipped: every GPU
- * holds the same jobs in both plans, every planned job on the class is in both plans (checked by the caller: no
- * `fresh` job), and no two nodes holding jobs hold the same jobs GPU for GPU (a job spread evenly over two nodes and
- * alone on them: the nodes could swap names at equal cost, and which one the solver picks is its own tie-break).
+ * Whether the class's renaming keeps every job on it on the same GPUs, so that solving it can be skipped
+ * ('unchanged'): every GPU holds the same jobs in both plans, every planned job on the class is in both plans (checked
+ * by the caller: no `fresh` job), and no two nodes holding jobs hold the same jobs GPU for GPU (a job spread evenly
+ * over two nodes and alone on them: the nodes could swap names at equal cost, and which one the solver picks is its
+ * own tie-break: 'twins', solved, or answered by `ClassAnswers`; 'changed' otherwise).
  * Then the exact node assignment has one optimum, each non-empty node onto itself (a node saves all its content only
  * with a node of the same content), and its exact GPU assignment — like the floating of 1-GPU work after it — sends
  * every GPU to one holding the very same jobs: each allocation is renamed onto its own GPUs, which the identity gives
@@ -365,7 +389,7 @@ const unchangedClass = (
   contentOld: readonly (readonly (readonly number[])[])[],
   contentNew: readonly (readonly (readonly number[])[])[],
   spans: SpanCheck,
-): boolean => {
+): 'unchanged' | 'twins' | 'changed' => {
   spans.nextClass();
   let spread = false;
   for (let p = 0; p < cls.hosts.length; p++) {
@@ -374,15 +398,15 @@ const unchangedClass = (
     for (let g = 0; g < cls.gpus; g++) {
       const was = before[g]!;
       const now = after[g]!;
-      if (was.length !== now.length) return false;
+      if (was.length !== now.length) return 'changed';
       for (const j of now) {
-        if (!was.includes(j)) return false;
+        if (!was.includes(j)) return 'changed';
         if (!spans.onOneNode(j, p)) spread = true;
       }
-      for (const j of was) if (!now.includes(j)) return false;
+      for (const j of was) if (!now.includes(j)) return 'changed';
     }
   }
-  return !spread || distinctNodes(contentNew);
+  return !spread || distinctNodes(contentNew) ? 'unchanged' : 'twins';
 };
 
 /** Whether no two nodes holding jobs hold the same jobs GPU for GPU (in any GPU order). */

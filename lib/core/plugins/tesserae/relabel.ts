@@ -5,11 +5,14 @@ import type { MigrateStage } from '../../framework/stages.ts';
 import { allocationOf } from '../../model/allocation-of.ts';
 import type { Cluster, Host } from '../../model/cluster.ts';
 import type { Allocation, Plan } from '../../model/plan.ts';
+import { ClassAnswers } from './class-answers.ts';
 import { GpuAssignmentMemo } from './node-pair-cost.ts';
 import { type HostClasses, hostClasses, relabelPlan } from './relabel-plan.ts';
 
 /** Node pairs' GPU assignments, kept between rounds per cluster (the solver is deterministic: same answers). */
 const GPU_ASSIGNMENTS = memoKey<GpuAssignmentMemo>('tesserae/gpu-assignments');
+/** Per cluster: each host class's last solved renaming and its problem (answers never depend on what it holds). */
+const CLASS_ANSWERS = memoKey<ClassAnswers>('tesserae/class-answers');
 
 /**
  * Tesserae's migration-minimising relabelling as a stage: the plan's host and GPU ids are read as logical names
@@ -28,10 +31,11 @@ export function relabelWithin(classOf?: (host: Host) => string): MigrateStage['r
     const current = new Map<string, Allocation>();
     for (const job of ordered) if (isHolding(job)) current.set(job.spec.id, job.allocation!);
     const assignments = ctx.memo.of(ctx.cluster, GPU_ASSIGNMENTS, () => new GpuAssignmentMemo());
+    const answers = ctx.memo.of(ctx.cluster, CLASS_ANSWERS, () => new ClassAnswers());
     const { hosts, classes } = usableHostClasses(ctx.cluster, ctx.memo, classOf);
     // `classOf` always present (undefined when none): one object shape for every policy's relabelling, so the code
     // compiled for one (tesserae-t) is not thrown away when another (tessera, by rack) calls it.
-    const { plan: physical } = relabelPlan({ hosts, current, plan, assignments, classes, classOf });
+    const { plan: physical } = relabelPlan({ hosts, current, plan, assignments, answers, classes, classOf });
     moveReservations(free, plan, physical);
     return physical;
   };
