@@ -76,6 +76,8 @@ export interface CriusAllocateOptions extends CellOptions {
     ordered: readonly JobState[],
     ctx: RoundContext,
   ) => (jobId: string) => boolean;
+  /** Per round, each job's scale-up gain margin (`minScaleUpGain` when absent; tessera: `unstarted-below-margin.ts`). */
+  readonly scaleUpMargin?: (ordered: readonly JobState[], ctx: RoundContext) => (jobId: string) => number;
 }
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
@@ -212,6 +214,7 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
       // search code compiled for one is not thrown away ("wrong map") when the other runs.
       scaleUpPays: o.scaleUpPays?.(ordered, ctx),
       scaleUpBeyondDepth: o.scaleUpBeyondDepth?.(ordered, ctx),
+      scaleUpMargin: o.scaleUpMargin?.(ordered, ctx),
     };
     const cache = new MoveCache();
 
