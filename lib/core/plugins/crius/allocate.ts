@@ -82,6 +82,8 @@ export interface CriusAllocateOptions extends CellOptions {
    * execution's suspensions) pays (tessera: `plugins/tessera/take-pays.ts`); every take pays when absent.
    */
   readonly takePays?: (ordered: readonly JobState[], ctx: RoundContext) => TakeTest;
+  /** Per round, each job's scale-up gain margin (`minScaleUpGain` when absent; tessera: `unstarted-below-margin.ts`). */
+  readonly scaleUpMargin?: (ordered: readonly JobState[], ctx: RoundContext) => (jobId: string) => number;
 }
 
 // The Cells of each job, computed once per round and options (reject, allocate and nextState share them). Keyed by
@@ -218,6 +220,7 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
       // search code compiled for one is not thrown away ("wrong map") when the other runs.
       scaleUpPays: o.scaleUpPays?.(ordered, ctx),
       scaleUpBeyondDepth: o.scaleUpBeyondDepth?.(ordered, ctx),
+      scaleUpMargin: o.scaleUpMargin?.(ordered, ctx),
     };
     const cache = new MoveCache();
     const takeTest = o.takePays?.(ordered, ctx);

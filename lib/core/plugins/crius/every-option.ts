@@ -4,7 +4,7 @@ import type { CriusAllocateOptions } from './allocate.ts';
  * The allocation stage's options with every field present, in one order (absent ones undefined): crius, its
  * ablations and tessera then pass objects of one shape through the same stage code. Options built by spreading
  * defaults and overrides differ in their fields (tessera adds `oneHostCount`, `reclaimFaster`, `scaleUpPays`,
- * `scaleUpBeyondDepth`), so
+ * `scaleUpBeyondDepth`, `scaleUpMargin`), so
  * the stage code V8 had compiled while crius ran was thrown away ("wrong map") and compiled again on tessera's
  * first rounds, in every process that runs both. Reading a field gives what the given options give (an absent scale-up
  * rule reads as one under which every scale-up pays, which the search treats as no rule).
@@ -25,6 +25,7 @@ export const withEveryOption = (o: CriusAllocateOptions): CriusAllocateOptions =
   scaleUpPays: o.scaleUpPays ?? everyScaleUpPays,
   scaleUpBeyondDepth: o.scaleUpBeyondDepth,
   takePays: o.takePays,
+  scaleUpMargin: o.scaleUpMargin,
 });
 
 /**

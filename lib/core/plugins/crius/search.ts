@@ -60,6 +60,8 @@ export interface SearchContext {
   readonly scaleUpPays?: (jobId: string, from: CellConfig, to: CellConfig, cells: JobCells) => boolean;
   /** Whether scaling this job up is left out of `depth`'s count (none when absent; tessera: jobs not started yet). */
   readonly scaleUpBeyondDepth?: (jobId: string) => boolean;
+  /** The gain margin for scaling this job up (`minGain` when absent; tessera: below it for jobs not started yet). */
+  readonly scaleUpMargin?: (jobId: string) => number;
 }
 
 interface Candidates {
@@ -372,6 +374,7 @@ const visitHolder = (
   // later scans charge for the holders they skip: one rule for both.
   const shared = from === cells.current ? cells.shared : undefined;
   s.budget.spend(spentOn(from, cells));
+  if (s.scaleUpMargin) minGain = s.scaleUpMargin(jobId);
   if (shared) {
     const most = shared.best - from.value;
     if (most <= minGain * from.value) return false;

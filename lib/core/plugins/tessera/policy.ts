@@ -16,10 +16,21 @@ import { relabelWithinRacks } from './relabel-within-racks.ts';
 import { scaleUpPays } from './scale-up-pays.ts';
 import { takePays } from './take-pays.ts';
 import { withTypeTrials } from './type-trials.ts';
+import { unstartedBelowMarginPays, unstartedMargin } from './unstarted-below-margin.ts';
 import { unstartedScaleUps } from './unstarted-scale-ups.ts';
 
 /** Crius's gain margin for a running job's move (the estimate's error). */
 const SCALE_UP_MARGIN = 0.1;
+
+/** The model's error before the calibration has seen much (the margin) and its weight in observations. */
+const PRIOR_WEIGHT = 4;
+
+const BELOW_MARGIN = {
+  margin: SCALE_UP_MARGIN,
+  priorError: SCALE_UP_MARGIN,
+  priorWeight: PRIOR_WEIGHT,
+  remaining: estimatedRemainingIterations,
+};
 
 const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
   ...DEFAULT_CRIUS_OPTIONS,
@@ -27,9 +38,10 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
   oneHostCount: true,
   reclaimFaster: { minGain: 0.1, victim: isElasticJob },
   minScaleUpGain: SCALE_UP_MARGIN,
-  scaleUpPays: extraGpusPay(scaleUpPays, SCALE_UP_MARGIN),
+  scaleUpPays: unstartedBelowMarginPays(extraGpusPay(scaleUpPays, SCALE_UP_MARGIN), BELOW_MARGIN),
   scaleUpBeyondDepth: unstartedScaleUps,
   takePays,
+  scaleUpMargin: unstartedMargin(BELOW_MARGIN),
 };
 
 /**
@@ -66,7 +78,7 @@ export const tesseraGuaranteedStages: Policy = {
       cells: TESSERA_CRIUS_OPTIONS,
       maxLossFraction: 0.01,
       priorError: TESSERA_CRIUS_OPTIONS.minScaleUpGain,
-      priorWeight: 4,
+      priorWeight: PRIOR_WEIGHT,
       remaining: estimatedRemainingIterations,
     }),
     TESSERA_CRIUS_OPTIONS,

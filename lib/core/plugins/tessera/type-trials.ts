@@ -33,8 +33,13 @@ import { type UntriedTypes, untriedTypesOf } from './untried-types.ts';
  *   ≥ −2σ; σ is learned from the calibration's spread, `trial-value.ts`), and
  * - the expected saving (remaining time × E[max(0, 1 − e^(−Z))], Z ~ N(x, σ²)) exceeds the expected cost (a restart,
  *   plus a restart and a round when it turns out slower); the largest net expected saving goes first.
+ * A job admitted this round (nobody waiting) may start on the untried type as a trial the same way, measured against
+ * the calibrated estimate of the Cell the allocation gave it: it pays no restart to go there, so its worst case is a
+ * restart back and a round (Gavel's max_min_fairness.trace on aws-mixed, seed 1, noise 2: a 1-GPU lstm-lm of 10 k s,
+ * whose worst case as a running job, 120 s, was 1.2 % of its remaining time, stayed on A100s for good while Crius,
+ * which had happened to run lstm-lm on V100s, ran it there 15 % above the estimate; p99 1.148× Crius's).
  * Once the job is measured on the tried type, if it is slower there than it was measured before (both rates measured:
- * no margin for the estimate's error), it goes on to the next untried type where that pays, else back to its old Cell
+ * no margin for the estimate's error; for a job that started there, than its estimate where it was admitted), it goes on to the next untried type where that pays, else back to its old Cell
  * where its old type has room — also where the allocation would move it elsewhere, unless to a Cell it rates faster
  * than where the job came from; otherwise it stays. The calibration now knows the type for every job of the model.
  *
@@ -105,7 +110,13 @@ export const withTypeTrials = (inner: AllocateStage, o: TypeTrialOptions): Alloc
       if (!somebodyWaits) {
         const mayTry = (job: JobState, rate: number) => boundedLoss(job, rate, ctx, o);
         const below = belowMarginValue(ctx, o, untriedOf);
-        const best = bestTrial(ordered, out, freeNow, ctx, value, below, mayTry);
+        const admittedRate = (job: JobState, d: Demand): number | undefined => {
+          const stages = d.cell?.stageGpus.length;
+          return jobCells(job, ctx, o.estimator, o.cells).configs.find(
+            (x) => x.gpuType === d.gpuType && x.gpus === d.gpus && x.cell.stageGpus.length === stages,
+          )?.rate;
+        };
+        const best = bestTrial(ordered, out, freeNow, ctx, value, below, mayTry, admittedRate);
         if (best) {
           out.set(best.jobId, best.demand);
           started.push({ jobId: best.jobId, trial: best.trial });
@@ -178,6 +189,8 @@ const trialValue = (ctx: RoundContext, o: TypeTrialOptions, untriedOf: UntriedTy
     if (!boundedLoss(job, rate, ctx, o)) return undefined;
     const remainingSeconds = o.remaining(job) / rate;
     const current = job.allocation?.gpuType;
+    // A job not started yet pays no restart to go there.
+    const there = isHolding(job) ? restart : 0;
     // A Cell at `gpus` GPUs needs as many free: a type with fewer can offer none.
     const untried = untriedOf(job.spec).filter(
       (t) => t !== current && t !== exclude && (free.get(t) ?? 0) >= gpus,
@@ -191,7 +204,7 @@ const trialValue = (ctx: RoundContext, o: TypeTrialOptions, untriedOf: UntriedTy
       const x = Math.log(c.rate / rate);
       if (x < -2 * s) continue;
       const net =
-        remainingSeconds * expectedSavedFraction(x, s) - (restart + slowerChance(x, s) * (restart + round));
+        remainingSeconds * expectedSavedFraction(x, s) - (there + slowerChance(x, s) * (restart + round));
       // Of equal savings, the Cell first in the job's list (`byValue`) goes.
       if (net > 0 && (!best || net > best.net || (net === best.net && byValue(c, best.config) < 0)))
         best = { config: c, net };
@@ -200,9 +213,15 @@ const trialValue = (ctx: RoundContext, o: TypeTrialOptions, untriedOf: UntriedTy
   };
 };
 
-/** The worst case of a trial — a restart there, a restart back and a round of no progress — is bounded. */
+/**
+ * The worst case of a trial — a restart there (none for a job not started yet), a restart back and a round of no
+ * progress — is bounded.
+ */
 const boundedLoss = (job: JobState, rate: number, ctx: RoundContext, o: TypeTrialOptions): boolean =>
-  !(2 * ctx.config.restartSeconds + ctx.config.roundSeconds > o.maxLossFraction * (o.remaining(job) / rate));
+  !(
+    (isHolding(job) ? 2 : 1) * ctx.config.restartSeconds + ctx.config.roundSeconds >
+    o.maxLossFraction * (o.remaining(job) / rate)
+  );
 
 /**
  * The trial with the largest net expected saving among running jobs the allocation kept, or undefined. `mayTry`:
@@ -216,37 +235,63 @@ const bestTrial = (
   value: TrialValue,
   below: BelowMarginValue,
   mayTry: (job: JobState, rate: number) => boolean,
+  admittedRate: (job: JobState, demand: Demand) => number | undefined,
 ): { jobId: string; demand: Demand; trial: TypeTrial } | undefined => {
   const open = ctx.state.typeTrials?.jobs;
   let best: { job: JobState; config: CellConfig; net: number; count?: boolean } | undefined;
+  let bestFrom: TypeTrial['from'] | undefined;
   for (const job of ordered) {
+    if (job.spec.elastic || open?.[job.spec.id]) continue;
+    if (!isHolding(job)) {
+      // Admitted this round: it may start on an untried type as a trial, measured against the Cell it was given.
+      const from = admittedCell(job, demands.get(job.spec.id), admittedRate);
+      if (!from || !mayTry(job, from.rate)) continue;
+      const found = value(job, from.gpus, from.rate, freeNow());
+      if (found && (!best || found.net > best.net)) {
+        best = { job, ...found };
+        bestFrom = from;
+      }
+      continue;
+    }
     const measured = job.measuredThroughput;
     if (!(measured !== undefined && measured > 0) || !mayTry(job, measured)) continue;
     const a = job.allocation;
-    if (!isHolding(job) || !a?.cell || a.packedWith || a.ests || job.spec.elastic) continue;
-    if (open?.[job.spec.id]) continue;
+    if (!a?.cell || a.packedWith || a.ests) continue;
     const gpus = allocationGpuCount(a);
     const demand = demands.get(job.spec.id);
     if (!demand || demand.gpuType !== a.gpuType || demand.gpus !== gpus) continue;
+    const from = { gpuType: a.gpuType, gpus, cell: a.cell, rate: measured };
     const found = value(job, gpus, measured, freeNow());
-    if (found && (!best || found.net > best.net)) best = { job, ...found };
+    if (found && (!best || found.net > best.net)) {
+      best = { job, ...found };
+      bestFrom = from;
+    }
     const faster = below(job, a.gpuType, gpus, measured, freeNow());
-    if (faster && (!best || faster.net > best.net)) best = { job, ...faster, count: true };
+    if (faster && (!best || faster.net > best.net)) {
+      best = { job, ...faster, count: true };
+      bestFrom = from;
+    }
   }
-  if (!best) return undefined;
+  if (!best || !bestFrom) return undefined;
   const { job, config, count } = best;
-  const a = job.allocation!;
-  const from = {
-    gpuType: a.gpuType,
-    gpus: allocationGpuCount(a),
-    cell: a.cell!,
-    rate: job.measuredThroughput!,
-  };
+  const from = bestFrom;
   return {
     jobId: job.spec.id,
     demand: demandOf(config.gpuType, config.gpus, config.cell),
     trial: count ? { to: config.gpuType, gpus: config.gpus, from } : { to: config.gpuType, from },
   };
+};
+
+/** The Cell a job admitted this round was given, with its calibrated estimate as its rate; undefined if none. */
+const admittedCell = (
+  job: JobState,
+  demand: Demand | undefined,
+  admittedRate: (job: JobState, demand: Demand) => number | undefined,
+): TypeTrial['from'] | undefined => {
+  if (!demand?.cell) return undefined;
+  const rate = admittedRate(job, demand);
+  if (!(rate !== undefined && rate > 0)) return undefined;
+  return { gpuType: demand.gpuType, gpus: demand.gpus, cell: demand.cell, rate };
 };
 
 /** The allocation (or plan entry) is on the trial's Cell: its type, and its count for a trial below the margin. */

@@ -231,3 +231,44 @@ describe('a long job tries a Cell its calibrated estimate rates faster, below th
     assert.equal(out.state.typeTrials, undefined);
   });
 });
+
+describe('a job admitted this round may start on an untried type as a trial', () => {
+  // The untried `fast` is rated 3 % below `slow` here: Crius admits on slow, and the trial is the only way to fast.
+  const below = linearPerf({ slow: 1, fast: 0.97, mid: 0.97, busy: 1 });
+  const first = (jobs: JobState[]) =>
+    scheduleRound({
+      now: 0,
+      cluster: types,
+      jobs,
+      state: knowsSlow(),
+      policy: getPolicy('tessera'),
+      perf: below,
+    });
+
+  test('it starts on the untried type, measured against the Cell it was given (its estimate)', () => {
+    const q = queued({
+      id: 'q',
+      gpus: 4,
+      iterations: 1_000_000,
+      packable: false,
+      gpuTypes: ['slow', 'fast'],
+    });
+    const out = first([q]);
+    assert.equal(out.plan.get('q')?.gpuType, 'fast');
+    const trial = out.state.typeTrials?.jobs.q;
+    assert.equal(trial?.to, 'fast');
+    assert.deepEqual(
+      { ...trial?.from, cell: undefined },
+      { gpuType: 'slow', gpus: 4, cell: undefined, rate: 4 },
+    );
+    assert.equal(trial?.from.cell.gpuType, 'slow');
+  });
+
+  test('its worst case has no restart there (a restart back and a round): 90 s ≤ 1 % of 10,000 s, 120 s is not', () => {
+    // 40,000 iterations at 4 it/s: 10,000 s. Started, the same job would not try (two restarts and a round).
+    const q = queued({ id: 'q', gpus: 4, iterations: 40_000, packable: false, gpuTypes: ['slow', 'fast'] });
+    assert.equal(first([q]).plan.get('q')?.gpuType, 'fast');
+    const x = onType('x', 'slow', 40_000, 4, ['slow', 'fast']);
+    assert.equal(first([x]).plan.get('x')?.gpuType, 'slow');
+  });
+});
