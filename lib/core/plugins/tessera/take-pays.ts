@@ -1,5 +1,6 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { RoundContext } from '../../framework/stages.ts';
+import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobState } from '../../model/job.ts';
 import type { CellConfig } from '../crius/job-cells.ts';
 import { admissionConfigs } from '../crius/search.ts';
@@ -19,9 +20,9 @@ import { estimatedRemainingIterations } from './order.ts';
  * round and hands the GPUs back, the victims pay two restarts for a run the job could have waited for: the take
  * pays only when waiting would cost the job more. No constant besides the round's restart time.
  */
-export const takePays =
-  (_ordered: readonly JobState[], ctx: RoundContext): TakeTest =>
-  (cells, admit, takes, view) => {
+export const takePays = (_ordered: readonly JobState[], ctx: RoundContext): TakeTest => {
+  const leastOf = leastCellsPerType();
+  return (cells, admit, takes, view) => {
     const restart = ctx.config.restartSeconds;
     const job = cells.job;
     const left = estimatedRemainingIterations(job);
@@ -41,28 +42,54 @@ export const takePays =
     // and go first in the order take the GPUs that free (a job that waited t expects to wait about t more).
     const waited = isHolding(job) ? 0 : Math.max(0, ctx.now - job.waitingSince);
     let without = Number.POSITIVE_INFINITY;
+    const ahead = gpusAhead(view, leastOf);
     for (const c of admissionConfigs(cells)) {
       if (!(c.rate > 0)) continue;
-      const wait = waitFor(c, view);
+      const wait = waitFor(c, view, ahead.get(c.gpuType) ?? 0);
       without = Math.min(without, (wait > 0 ? Math.max(wait, waited) : 0) + left / c.rate);
     }
     return without - run > cost;
   };
+};
+
+/**
+ * Per job waiting ahead, the fewest GPUs of each type its admission Cells ask for, computed once a round: a job's Cells
+ * do not change within a round, and every take test of the round reads them for each job waiting ahead.
+ */
+const leastCellsPerType = () => {
+  const known = new Map<string, ReadonlyMap<GpuTypeId, number>>();
+  return (job: JobState, view: TakeView): ReadonlyMap<GpuTypeId, number> => {
+    let least = known.get(job.spec.id);
+    if (!least) {
+      const byType = new Map<GpuTypeId, number>();
+      for (const c of admissionConfigs(view.cellsOf(job)))
+        byType.set(c.gpuType, Math.min(byType.get(c.gpuType) ?? Number.POSITIVE_INFINITY, c.gpus));
+      least = byType;
+      known.set(job.spec.id, least);
+    }
+    return least;
+  };
+};
+
+/** Per type, the GPUs the jobs waiting ahead ask for first: the smallest admission Cell of each on that type. */
+const gpusAhead = (
+  view: TakeView,
+  leastOf: (job: JobState, view: TakeView) => ReadonlyMap<GpuTypeId, number>,
+): Map<GpuTypeId, number> => {
+  const sum = new Map<GpuTypeId, number>();
+  for (const job of view.waitingAhead)
+    for (const [type, gpus] of leastOf(job, view)) sum.set(type, (sum.get(type) ?? 0) + gpus);
+  return sum;
+};
 
 /**
  * Seconds until `config`'s GPUs are free without taking from anyone: the holders of its type (the victims too) end,
- * shortest remaining first, until the free GPUs cover it and the smallest Cell of each job waiting ahead on the type;
- * ∞ when they never do.
+ * shortest remaining first, until the free GPUs cover it and `gpusAhead` (the smallest Cell of each job waiting ahead
+ * on the type); ∞ when they never do.
  */
-const waitFor = (config: CellConfig, view: TakeView): number => {
+const waitFor = (config: CellConfig, view: TakeView, gpusAhead: number): number => {
   const type = config.gpuType;
-  let need = config.gpus;
-  for (const ahead of view.waitingAhead) {
-    let least = Number.POSITIVE_INFINITY;
-    for (const c of admissionConfigs(view.cellsOf(ahead)))
-      if (c.gpuType === type) least = Math.min(least, c.gpus);
-    if (Number.isFinite(least)) need += least;
-  }
+  const need = config.gpus + gpusAhead;
   let free = view.vc.free(type);
   if (free >= need) return 0;
   const ends: { at: number; gpus: number }[] = [];
