@@ -2,6 +2,7 @@ import { sortKeyed } from '../../framework/compare.ts';
 import { bestIsolatedThroughput } from '../../framework/estimates.ts';
 import type { OrderStage, RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
+import { type Keyed, keepStartedGuardedJobs } from './keep-started.ts';
 
 /**
  * Iterations a job still has to run, as the scheduler must guess it: users' `iterations` are estimates, and a job
@@ -25,25 +26,29 @@ const remainingSeconds = (job: JobState, ctx: RoundContext): number => {
  * GPU-seconds over the cluster's GPUs); a job whose own remaining time is at least that long cannot wait for the
  * backlog without extending the schedule, so it goes first (longest first). Few jobs are that long at once, and
  * they hold few GPUs relative to the backlog, so short jobs lose little. Preemptive: a running job is ordered like
- * any other, so a shorter arrival may displace it where the allocation stage allows.
+ * any other, so a shorter arrival may displace it where the allocation stage allows — except a running job the
+ * guard covered against the work that was there when it started, which waiting jobs do not displace while its GPUs
+ * are a small delay to the later arrivals (`keep-started.ts`).
  */
 export const srtfWithMakespanGuard: OrderStage = {
   name: 'srtf+makespan-guard',
   order: (jobs, ctx) => {
     // Each job's remaining time, once, in one array the sort then keys in place (no map from id to time); built by
     // `push`, which keeps it packed also once this is optimised (see `sortKeyed`).
-    const keyed: { job: JobState; k: number }[] = [];
+    const keyed: Keyed[] = [];
     for (const job of jobs) keyed.push({ job, k: remainingSeconds(job, ctx) });
     let work = 0;
     for (const { job, k: r } of keyed) if (Number.isFinite(r)) work += r * job.spec.gpus;
     let gpus = 0;
     for (const c of ctx.capacity.values()) gpus += c.gpus;
-    const drain = work / Math.max(1, gpus);
+    gpus = Math.max(1, gpus);
+    const drain = work / gpus;
     for (const entry of keyed) {
       const r = entry.k;
       // Guarded jobs sort below every unguarded key (keys are ≥ 0), longest first among themselves.
       if (Number.isFinite(r) && r >= drain && r > 0) entry.k = -r;
     }
+    keepStartedGuardedJobs(keyed, drain, gpus);
     return sortKeyed(keyed);
   },
 };
