@@ -113,8 +113,12 @@ describe('no job twice, no job lost', () => {
   });
 
   test('a host that fenced itself (back in contact before it was declared lost): its stopped job is requeued', async () => {
+    // A host of its own: the first test's job holds the only other one, and taking an equal job's GPUs (a restart for
+    // no gain) is not what this test is about.
+    await admitHosts(cp, 'h-c');
+    await telemetry(register('h-c', 4));
     const { body } = await submit(cp, jobDocument({ clientToken: 'fenced', gpus: 4, iterations: 1_000_000 }));
-    await telemetry(heartbeat('h-a'), heartbeat('h-b'));
+    await telemetry(heartbeat('h-a'), heartbeat('h-b'), heartbeat('h-c'));
     await round();
     const placed = (await cp.jobs.get(body.job.jobId))!;
     assert.equal(placed.status, 'running');
@@ -136,7 +140,7 @@ describe('no job twice, no job lost', () => {
     assert.ok(['queued', 'suspended'].includes(requeued.status), `back in the queue (${requeued.status})`);
     assert.equal(requeued.checkpointStep, 40, 'its checkpoint counts');
     assert.match(requeued.timeline!.at(-1)!.detail ?? '', /lost contact with the control plane .*fenced/);
-    await telemetry(heartbeat('h-a'), heartbeat('h-b'));
+    await telemetry(heartbeat('h-a'), heartbeat('h-b'), heartbeat('h-c'));
     await round();
     const again = (await cp.jobs.get(placed.jobId))!;
     assert.equal(again.status, 'running');
