@@ -26,6 +26,7 @@ export const withEveryOption = (o: CriusAllocateOptions): CriusAllocateOptions =
   scaleUpBeyondDepth: o.scaleUpBeyondDepth,
   takePays: o.takePays,
   scaleUpMargin: o.scaleUpMargin,
+  restoreAhead: o.restoreAhead,
 });
 
 /**

@@ -42,6 +42,7 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
   scaleUpBeyondDepth: unstartedScaleUps,
   takePays,
   scaleUpMargin: unstartedMargin(BELOW_MARGIN),
+  restoreAhead: true,
 };
 
 /**
