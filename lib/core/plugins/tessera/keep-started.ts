@@ -1,4 +1,5 @@
 import { isHolding } from '../../framework/compare.ts';
+import { MinHeap } from '../../framework/min-heap.ts';
 import type { JobState } from '../../model/job.ts';
 
 /** A job and its order key: its remaining seconds, negated when the makespan guard puts it first, ∞ if it cannot run. */
@@ -64,7 +65,10 @@ export const keepStartedGuardedJobs = (keyed: Keyed[], drain: number, gpus: numb
     }
     return lo;
   };
-  const later: number[] = [];
+  // The jobs to keep, each with the first later arrival; then, from the latest arrival backwards, the waiting later
+  // arrivals' remaining times enter a running median, so each job's test reads it once (not a scan and sort per job:
+  // quadratic with thousands of running jobs and tens of thousands waiting).
+  const candidates: { entry: Keyed; first: number }[] = [];
   for (const e of keyed) {
     const r = e.k;
     // Skip jobs guarded now (negative key) or unable to run (∞), jobs that hold no GPUs, and jobs no longer than the
@@ -73,15 +77,41 @@ export const keepStartedGuardedJobs = (keyed: Keyed[], drain: number, gpus: numb
       continue;
     const first = firstAfter(e.job.runningSince);
     if (first === 0 || r < workBy[first - 1]! / gpus) continue; // not guarded against the work there at its start
-    later.length = 0;
-    for (let i = first; i < byArrival.length; i++) {
-      const other = byArrival[i]!;
-      if (!isHolding(other.job)) later.push(Math.abs(other.k));
+    candidates.push({ entry: e, first });
+  }
+  candidates.sort((a, b) => b.first - a.first);
+  const median = new LowerMedian();
+  let next = byArrival.length;
+  for (const { entry, first } of candidates) {
+    while (next > first) {
+      const other = byArrival[--next]!;
+      if (!isHolding(other.job)) median.add(Math.abs(other.k));
     }
-    if (later.length > 0) {
-      later.sort((a, b) => a - b);
-      if ((r * e.job.spec.gpus) / gpus > later[(later.length - 1) >> 1]!) continue;
-    }
-    e.k = justBelow(shortestWaiting);
+    // Only waiting jobs enter the median, and only kept (holding) jobs' keys change: the order of the tests is free.
+    if (median.size > 0 && (entry.k * entry.job.spec.gpus) / gpus > median.value()) continue;
+    entry.k = justBelow(shortestWaiting);
   }
 };
+
+/** The lower median of the numbers added so far (element (n − 1) >> 1 of them sorted ascending), by two heaps. */
+class LowerMedian {
+  /** The lower ⌈n/2⌉, negated (a max-heap). */
+  private readonly lower = new MinHeap<undefined>();
+  /** The upper ⌊n/2⌋. */
+  private readonly upper = new MinHeap<undefined>();
+
+  get size(): number {
+    return this.lower.size + this.upper.size;
+  }
+
+  add(x: number): void {
+    if (this.lower.size === 0 || x <= -this.lower.peekKey()!) this.lower.push(-x, undefined);
+    else this.upper.push(x, undefined);
+    if (this.lower.size > this.upper.size + 1) this.upper.push(-this.lower.pop()!.key, undefined);
+    else if (this.upper.size > this.lower.size) this.lower.push(-this.upper.pop()!.key, undefined);
+  }
+
+  value(): number {
+    return -this.lower.peekKey()!;
+  }
+}
