@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -45,10 +46,24 @@ def base_env() -> Dict[str, str]:
     return env
 
 
+def _born_with_pending(signum: int) -> Callable[[], None]:
+    """Run in the child between fork and exec: the signal is blocked and already pending when the trainer starts.
+
+    The mask and the pending set survive exec, so the request is there before the trainer's first step boundary
+    whatever the machine's load; a signal sent after a "ready" log line could land after that boundary instead.
+    """
+
+    def block_and_raise() -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signum})
+        os.kill(os.getpid(), signum)
+
+    return block_and_raise
+
+
 class Worker:
     """One trainer process; its stdout report lines and stderr log lines are collected as they arrive."""
 
-    def __init__(self, env: Mapping[str, str], job_args: Sequence[str]) -> None:
+    def __init__(self, env: Mapping[str, str], job_args: Sequence[str], pending_signal: Optional[int] = None) -> None:
         self.rank = int(env.get("TESSERA_RANK", "0"))
         self.process = subprocess.Popen(
             [PYTHON, "-m", "tessera_trainer.run", *job_args],
@@ -58,6 +73,7 @@ class Worker:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=None if pending_signal is None else _born_with_pending(pending_signal),
         )
         self.reports: List[Dict[str, Any]] = []
         self.stdout_other: List[str] = []
@@ -141,6 +157,7 @@ class JobSpec:
     extra_env: Mapping[str, str] = field(default_factory=dict)
     drop_env: Sequence[str] = ()
     rank_env: Mapping[int, Mapping[str, str]] = field(default_factory=dict)  # overrides for one worker
+    pending_signal: Optional[int] = None  # a control signal every worker has pending from birth
 
 
 def worker_env(spec: JobSpec, rank: int, port: int) -> Dict[str, str]:
@@ -179,7 +196,9 @@ class JobRun:
 
     def __init__(self, spec: JobSpec) -> None:
         port = free_port()
-        self.workers = [Worker(worker_env(spec, rank, port), spec.job_args) for rank in range(len(spec.layout))]
+        self.workers = [
+            Worker(worker_env(spec, rank, port), spec.job_args, spec.pending_signal) for rank in range(len(spec.layout))
+        ]
 
     def __enter__(self) -> "JobRun":
         return self

@@ -93,15 +93,18 @@ class RescaleTest(ConsistencyTestCase):
             self.assertMatchesReference(self.directory, step)
 
     def test_2_to_1_to_4_workers_on_signals(self) -> None:
-        """A request pending at start-up is served at the first step boundary: a deterministic stop step."""
+        """A request pending at start-up is served at the first step boundary: a deterministic stop step.
+
+        Every worker is born with the signal pending (blocked before exec), as a request that arrives while the
+        agent is still starting the job would be; sending it once the workers log "ready" raced their first step.
+        """
         phases = [
             (None, [[0, 1], [2, 3]], signal.SIGUSR2, 75),
             (1, [[0, 1, 2, 3]], signal.SIGTERM, 75),
             (2, [[0], [1], [2], [3]], signal.SIGUSR1, 0),  # checkpoint and continue to the end
         ]
         for resume, layout, signum, code in phases:
-            with JobRun(JobSpec(self.directory, layout, resume_step=resume)) as run:
-                run.signal_all_when_ready(signum)
+            with JobRun(JobSpec(self.directory, layout, resume_step=resume, pending_signal=signum)) as run:
                 codes = run.finish()
             expected_step = (resume or 0) + 1
             self.assertEqual(codes, [code] * len(layout), run.describe())
