@@ -2,6 +2,7 @@ import { sortKeyed } from '../../framework/compare.ts';
 import { bestIsolatedThroughput } from '../../framework/estimates.ts';
 import type { OrderStage, RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
+import { guardSharePays } from './guard-share.ts';
 import { type Keyed, keepStartedGuardedJobs } from './keep-started.ts';
 
 /**
@@ -24,11 +25,12 @@ const remainingSeconds = (job: JobState, ctx: RoundContext): number => {
  * SRTF minimises average JCT but leaves the longest jobs for last, so they finish at "backlog + their length" and
  * set both the tail and the makespan. The guard computes the backlog's drain time (the active jobs' remaining
  * GPU-seconds over the cluster's GPUs); a job whose own remaining time is at least that long cannot wait for the
- * backlog without extending the schedule, so it goes first (longest first). Few jobs are that long at once, and
- * they hold few GPUs relative to the backlog, so short jobs lose little. Preemptive: a running job is ordered like
- * any other, so a shorter arrival may displace it where the allocation stage allows — except a running job the
- * guard covered against the work that was there when it started, which waiting jobs do not displace while its GPUs
- * are a small delay to the later arrivals (`keep-started.ts`).
+ * backlog without extending the schedule, so it goes first (longest first) — while its GPUs would delay the jobs
+ * that wait by at most their median remaining time (`guard-share.ts`: a gang asking half the cluster is not put
+ * ahead of every short arrival). Few jobs are that long at once, so short jobs lose little. Preemptive: a running job
+ * is ordered like any other, so a shorter arrival may displace it where the allocation stage allows — except a
+ * running job the guard covered against the work that was there when it started, which waiting jobs do not displace
+ * while its GPUs are a small delay to the later arrivals (`keep-started.ts`).
  */
 export const srtfWithMakespanGuard: OrderStage = {
   name: 'srtf+makespan-guard',
@@ -43,10 +45,12 @@ export const srtfWithMakespanGuard: OrderStage = {
     for (const c of ctx.capacity.values()) gpus += c.gpus;
     gpus = Math.max(1, gpus);
     const drain = work / gpus;
+    // Read before any key is negated: the waiting jobs' remaining times.
+    const mayGuard = guardSharePays(keyed, gpus);
     for (const entry of keyed) {
       const r = entry.k;
       // Guarded jobs sort below every unguarded key (keys are ≥ 0), longest first among themselves.
-      if (Number.isFinite(r) && r >= drain && r > 0) entry.k = -r;
+      if (Number.isFinite(r) && r >= drain && r > 0 && mayGuard(entry)) entry.k = -r;
     }
     keepStartedGuardedJobs(keyed, drain, gpus);
     return sortKeyed(keyed);

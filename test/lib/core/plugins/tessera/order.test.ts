@@ -34,8 +34,9 @@ describe('srtf with a makespan guard', () => {
   });
 
   test('a job at least as long as the backlog goes first, longest first', () => {
-    // Drain = (10 × 10 + 5000 + 4000) / 8 = 1137.5 s: both long 1-GPU jobs exceed it.
-    const shorts = Array.from({ length: 10 }, (_, i) => queued({ id: `s${i}`, iterations: 10 }));
+    // Drain = (10 × 1000 + 5000 + 4000) / 8 = 2375 s: both long 1-GPU jobs exceed it, and their GPU would serve the
+    // waiting jobs 5000 / 8 = 625 s and 500 s, under their median remaining time (1000 s).
+    const shorts = Array.from({ length: 10 }, (_, i) => queued({ id: `s${i}`, iterations: 1000 }));
     const jobs = [
       ...shorts,
       queued({ id: 'long4000', iterations: 4000 }),
@@ -47,6 +48,18 @@ describe('srtf with a makespan guard', () => {
       order.slice(2),
       shorts.map((j) => j.spec.id),
     );
+  });
+
+  test('not while its GPUs would delay the waiting jobs by more than their median remaining time', () => {
+    // Drain = (10 × 10 + 5000 + 4000) / 8 = 1137.5 s: both long jobs exceed it, but their GPU would serve the waiting
+    // jobs 625 s and 500 s, and the others that wait have 10 s left (median): shortest first.
+    const shorts = Array.from({ length: 10 }, (_, i) => queued({ id: `s${i}`, iterations: 10 }));
+    const jobs = [
+      ...shorts,
+      queued({ id: 'long4000', iterations: 4000 }),
+      queued({ id: 'long5000', iterations: 5000 }),
+    ];
+    assert.deepEqual(ids(jobs), [...shorts.map((j) => j.spec.id), 'long4000', 'long5000']);
   });
 
   test('a running job is ordered like any other (preemptive)', () => {
