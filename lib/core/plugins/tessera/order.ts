@@ -2,6 +2,7 @@ import { sortKeyed } from '../../framework/compare.ts';
 import { bestIsolatedThroughput } from '../../framework/estimates.ts';
 import type { OrderStage, RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
+import { arrivalOrderOnceBatch } from './end-phase.ts';
 import { guardSharePays } from './guard-share.ts';
 import { type Keyed, keepStartedGuardedJobs } from './keep-started.ts';
 
@@ -30,7 +31,8 @@ const remainingSeconds = (job: JobState, ctx: RoundContext): number => {
  * ahead of every short arrival). Few jobs are that long at once, so short jobs lose little. Preemptive: a running job
  * is ordered like any other, so a shorter arrival may displace it where the allocation stage allows — except a
  * running job the guard covered against the work that was there when it started, which waiting jobs do not displace
- * while its GPUs are a small delay to the later arrivals (`keep-started.ts`).
+ * while its GPUs are a small delay to the later arrivals (`keep-started.ts`). Once no job has arrived for the drain
+ * time (the backlog is a batch) the unguarded jobs go in arrival order instead, running ones first (`end-phase.ts`).
  */
 export const srtfWithMakespanGuard: OrderStage = {
   name: 'srtf+makespan-guard',
@@ -52,7 +54,7 @@ export const srtfWithMakespanGuard: OrderStage = {
       // Guarded jobs sort below every unguarded key (keys are ≥ 0), longest first among themselves.
       if (Number.isFinite(r) && r >= drain && r > 0 && mayGuard(entry)) entry.k = -r;
     }
-    keepStartedGuardedJobs(keyed, drain, gpus);
+    if (!arrivalOrderOnceBatch(keyed, drain, ctx.now)) keepStartedGuardedJobs(keyed, drain, gpus);
     return sortKeyed(keyed);
   },
 };

@@ -8,7 +8,7 @@ import {
   srtfWithMakespanGuard,
 } from '../../../../../lib/core/plugins/tessera/order.ts';
 import { getPolicy } from '../../../../../lib/core/policies.ts';
-import { cluster, linearPerf, queued } from '../../../../support/fixtures.ts';
+import { cluster, linearPerf, on, queued, running } from '../../../../support/fixtures.ts';
 
 // 8 GPUs, 1 iteration/s per GPU: a 1-GPU job of N iterations takes N seconds.
 const eight = cluster([{ gpuType: 'V100-16GB', hosts: 2, gpusPerHost: 4 }]);
@@ -78,6 +78,32 @@ describe('srtf with a makespan guard', () => {
     assert.equal(estimatedRemainingIterations(overrun), 15);
     const early: JobState = { ...queued({ iterations: 100 }), progress: 20 };
     assert.equal(estimatedRemainingIterations(early), 80);
+  });
+
+  test('once no job has arrived for the drain time: guarded jobs, then running, then waiting jobs by arrival', () => {
+    // Drain (2,000 + 300 + 200 + 100 + 50) ÷ 8 ≈ 331 s; the last arrival was at 40 s.
+    const jobs = [
+      queued({ id: 'guarded', iterations: 2_000, submitTime: 30 }),
+      running({ id: 'running-late', iterations: 300, submitTime: 40 }, on('V100-16GB', ['g0-h0', [0]])),
+      queued({ id: 'waiting-first', iterations: 200, submitTime: 10 }),
+      queued({ id: 'waiting-second', iterations: 100, submitTime: 20 }),
+      queued({ id: 'waiting-short', iterations: 50, submitTime: 35 }),
+    ];
+    const at = (now: number) => srtfWithMakespanGuard.order(jobs, { ...ctx, now }).map((j) => j.spec.id);
+    assert.deepEqual(at(40 + 330), [
+      'guarded',
+      'waiting-short',
+      'waiting-second',
+      'waiting-first',
+      'running-late',
+    ]);
+    assert.deepEqual(at(40 + 332), [
+      'guarded',
+      'running-late',
+      'waiting-first',
+      'waiting-second',
+      'waiting-short',
+    ]);
   });
 
   test('the same jobs give the same order whatever their input order', () => {

@@ -21,9 +21,9 @@ const jobs = [
   // Keeps the backlog longer than the long job, so the makespan guard does not put it first.
   queued({ id: 'middle-third', gpus: 4, iterations: 4 * 500, submitTime: 2, packable: false }),
 ];
-const admitted = (policy: Policy) => [
+const admitted = (policy: Policy, now = 10) => [
   ...scheduleRound({
-    now: 10,
+    now,
     cluster: machine,
     jobs,
     state: initialSchedulerState(),
@@ -39,6 +39,12 @@ describe('tessera', () => {
 
   test('swapping the order stage for arrival order admits the first arrivals instead', () => {
     assert.deepEqual(admitted({ ...tessera, order: arrivalOrder }).sort(), ['long-first', 'short-second']);
+  });
+
+  test('once no job has arrived for the drain time of the backlog, it admits in arrival order', () => {
+    // Drain (1,000 + 100 + 500) × 4 ÷ 4 = 1,600 s; the last arrival was at 2 s. Until 1,602 s shortest first.
+    assert.deepEqual(admitted(tessera, 1_601).sort(), ['middle-third', 'short-second']);
+    assert.deepEqual(admitted(tessera, 1_602).sort(), ['long-first', 'short-second']);
   });
 
   test('an elastic job earns GPUs by its place in the order: ahead of a guaranteed job it runs as Crius sized it', () => {
