@@ -81,23 +81,24 @@ describe('srtf with a makespan guard', () => {
   });
 
   test('once no job has arrived for the drain time: guarded jobs, then running, then waiting jobs by arrival', () => {
-    // Drain (2,000 + 300 + 200 + 100 + 50) ÷ 8 ≈ 331 s; the last arrival was at 40 s.
+    // Drain (2,000 + 420 + 400 + 350 + 300) ÷ 8 = 433.75 s; the last arrival was at 40 s. The guarded job's share
+    // (2,000 ÷ 8 = 250 s) is within the other waiting jobs' median (350 s), so guard-share lets it go first.
     const jobs = [
       queued({ id: 'guarded', iterations: 2_000, submitTime: 30 }),
-      running({ id: 'running-late', iterations: 300, submitTime: 40 }, on('V100-16GB', ['g0-h0', [0]])),
-      queued({ id: 'waiting-first', iterations: 200, submitTime: 10 }),
-      queued({ id: 'waiting-second', iterations: 100, submitTime: 20 }),
-      queued({ id: 'waiting-short', iterations: 50, submitTime: 35 }),
+      running({ id: 'running-late', iterations: 420, submitTime: 40 }, on('V100-16GB', ['g0-h0', [0]])),
+      queued({ id: 'waiting-first', iterations: 400, submitTime: 10 }),
+      queued({ id: 'waiting-second', iterations: 350, submitTime: 20 }),
+      queued({ id: 'waiting-short', iterations: 300, submitTime: 35 }),
     ];
     const at = (now: number) => srtfWithMakespanGuard.order(jobs, { ...ctx, now }).map((j) => j.spec.id);
-    assert.deepEqual(at(40 + 330), [
+    assert.deepEqual(at(40 + 433), [
       'guarded',
       'waiting-short',
       'waiting-second',
       'waiting-first',
       'running-late',
     ]);
-    assert.deepEqual(at(40 + 332), [
+    assert.deepEqual(at(40 + 434), [
       'guarded',
       'running-late',
       'waiting-first',
