@@ -491,11 +491,16 @@ export const simulate = (input: SimInput): SimResult => {
     // With nobody waiting, a periodic round cannot change anything that the next arrival or completion (each of which
     // triggers a round) would not: skip ahead. This keeps weeks of long-running jobs fast to replay. Running elastic
     // jobs are the exception: their intra-job schedulers scale out on idle GPUs and judge scale-outs round by round;
-    // so are open type trials (tessera): the next round judges the job on the type it tries, as a deployment's would.
+    // so are tessera's type trials awaiting their verdict (`typeTrials.judgeAt`): that round judges the job on the type
+    // it tries, as a deployment's would. A trial judged slower that has no room to go back asks for none: only an
+    // arrival or a completion can make that room.
+    const judgeAt = state.typeTrials?.judgeAt;
     const tRound =
-      waitingJobs > 0 || elasticRunning || state.typeTrials !== undefined
+      waitingJobs > 0 || elasticRunning
         ? nextRound
-        : Number.POSITIVE_INFINITY;
+        : judgeAt !== undefined
+          ? Math.max(nextRound, judgeAt)
+          : Number.POSITIVE_INFINITY;
     const t = Math.min(tCompletion, tArrival, tRound);
     if (!Number.isFinite(t) || t > horizon) break;
     advance(t);

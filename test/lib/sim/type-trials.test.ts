@@ -71,3 +71,39 @@ describe('tessera tries a long job on the type its model never ran on, in the si
     assert.ok(tessera.jct < 1.01 * crius.jct, `tessera ${tessera.jct} s, crius ${crius.jct} s`);
   });
 });
+
+describe('a trial measured slower whose way back is full, in the simulator', () => {
+  // `long` starts on the untried `fast` as a trial (0.8 × the estimate in truth); 30 s later `filler`, which may run
+  // only on `slow`, takes the whole `slow` machine for ~24 k s. At the next round `long` is measured slower on its
+  // trial with no room back: it stays and the trial ends (judged once). Kept open, it asked for a round every 60 s
+  // until `filler` ended (~400 rounds that could change nothing); now rounds come only with the events.
+  const stuck = [
+    spec({ id: 'long', gpus: 4, iterations: 1_000_000, submitTime: 0, packable: false }),
+    spec({ id: 'filler', gpus: 4, iterations: 100_000, submitTime: 30, packable: false, gpuTypes: ['slow'] }),
+  ];
+
+  test('asks for no periodic rounds while it waits for room, and the job still goes back when room comes', () => {
+    let rounds = 0;
+    const types: string[] = [];
+    const result = simulate({
+      cluster: twoTypes,
+      jobs: stuck,
+      policy: getPolicy('tessera'),
+      perf: believed,
+      truth: executor(0.8),
+      config: { roundSeconds: 60, restartSeconds: 30 },
+      onRound: (_now, out) => {
+        rounds++;
+        const type = out.plan.get('long')?.gpuType;
+        if (type && types.at(-1) !== type) types.push(type);
+      },
+    });
+    const filler = result.jobs.find((j) => j.id === 'filler')!;
+    assert.equal(filler.outcome, 'completed');
+    assert.ok(filler.finishTime! > 20_000, `filler ended at ${filler.finishTime} s`);
+    // Rounds at the two arrivals, the completions, and no more than a few in between.
+    assert.ok(rounds <= 6, `${rounds} rounds`);
+    // The calibration learned `fast` from the trial: Crius moves it back once `slow` frees (≥ 10 % faster there).
+    assert.deepEqual(types, ['fast', 'slow']);
+  });
+});

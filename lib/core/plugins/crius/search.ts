@@ -1,5 +1,6 @@
 import type { GpuTypeId } from '../../model/gpu.ts';
 import type { CellConfig, JobCells } from './job-cells.ts';
+import { type MovePositions, openPositions, positionsByTarget } from './move-positions.ts';
 import type { VirtualAllocation } from './virtual.ts';
 
 /**
@@ -18,6 +19,19 @@ export class Budget {
   spend(n = 1): boolean {
     this.spent += n;
     return this.spent <= this.limit;
+  }
+
+  /**
+   * `n` evaluations counted one at a time, stopping at the first over the budget (false then), as a loop of `spend()`
+   * that breaks on false would: the search skips looks it knows the answer to without changing what it spends.
+   */
+  spendEach(n: number): boolean {
+    if (this.spent + n <= this.limit) {
+      this.spent += n;
+      return true;
+    }
+    this.spent = Math.max(this.spent + 1, this.limit + 1);
+    return false;
   }
 
   get exhausted(): boolean {
@@ -69,6 +83,9 @@ interface Candidates {
   readonly byEfficiency: readonly Move[];
   /** Most GPUs freed first. */
   readonly byFreed: readonly Move[];
+  /** Per type a move goes to, its positions in `byEfficiency` and in `byFreed`, ascending (`move-positions.ts`). */
+  readonly efficiencyAt: MovePositions;
+  readonly freedAt: MovePositions;
   /** Upper bound on the GPUs `depth` moves can free. */
   readonly bound: number;
 }
@@ -122,7 +139,13 @@ const candidateMoves = (type: GpuTypeId, s: SearchContext): Candidates => {
     (a, b) => b.freed - a.freed || a.loss - b.loss || (a.jobId < b.jobId ? -1 : 1),
   );
   most.sort((a, b) => b - a);
-  return { byEfficiency, byFreed, bound: most.slice(0, s.depth).reduce((x, y) => x + y, 0) };
+  return {
+    byEfficiency,
+    byFreed,
+    efficiencyAt: positionsByTarget(byEfficiency),
+    freedAt: positionsByTarget(byFreed),
+    bound: most.slice(0, s.depth).reduce((x, y) => x + y, 0),
+  };
 };
 
 /**
@@ -140,8 +163,8 @@ export const release = (
   if (candidates.bound < need) return undefined;
   const search = new ReleaseSearch(type, need, maxLoss, s);
   // The `breadth` most efficient feasible moves, plus the `depth` that free the most (for large needs).
-  search.take(candidates.byEfficiency, s.breadth);
-  search.take(candidates.byFreed, s.depth);
+  search.take(candidates.byEfficiency, candidates.efficiencyAt, s.breadth);
+  search.take(candidates.byFreed, candidates.freedAt, s.depth);
   search.visit(0, 0, 0);
   return search.best;
 };
@@ -180,16 +203,27 @@ class ReleaseSearch {
     this.s = s;
   }
 
-  /** Adds the first `count` feasible moves of `list` not yet in the pool (each look spends budget). */
-  take(list: readonly Move[], count: number): void {
+  /**
+   * Adds the first `count` feasible moves of `list` not yet in the pool (each look spends budget). Moves to a type
+   * with no free GPU cannot fit: only the positions of moves within the type and to types with free GPUs are looked
+   * at, and the looks in between are spent as the scan of every move spent them (`spendEach`). On a full cluster
+   * nearly every move goes to a full type, and the scan of each list was most of Crius's search.
+   */
+  take(list: readonly Move[], at: MovePositions, count: number): void {
+    const { budget, vc } = this.s;
     let taken = 0;
-    for (const m of list) {
-      if (taken >= count || !this.s.budget.spend()) break;
-      if (this.inPool.has(m) || !feasibleMove(m, this.type, this.s.vc)) continue;
+    let next = 0;
+    for (const p of openPositions(at, this.type, vc)) {
+      if (taken >= count) return;
+      if (!budget.spendEach(p - next + 1)) return;
+      next = p + 1;
+      const m = list[p]!;
+      if (this.inPool.has(m) || !feasibleMove(m, this.type, vc)) continue;
       this.pool.push(m);
       this.inPool.add(m);
       taken++;
     }
+    if (taken < count && next < list.length) budget.spendEach(list.length - next);
   }
 
   /** Depth-first over pool moves from `start`, keeping the cheapest set that frees `need`. */

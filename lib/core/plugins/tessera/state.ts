@@ -23,6 +23,12 @@ export interface TypeTrial {
 export interface TypeTrialState {
   /** Per job id, its open trial. */
   readonly jobs: Readonly<Record<string, TypeTrial>>;
+  /**
+   * When the next round can judge a trial: the round after the one that put its job on the tried Cell, where it is
+   * measured. Absent when every open trial's job shares GPUs there (not judged until the plan unpacks it): the
+   * simulator runs periodic rounds for trials only while this is set.
+   */
+  readonly judgeAt?: number;
 }
 
 /**

@@ -1,11 +1,11 @@
 import { isHolding } from '../../framework/compare.ts';
 import type { RoundContext } from '../../framework/stages.ts';
-import type { GpuTypeId } from '../../model/gpu.ts';
 import type { JobState } from '../../model/job.ts';
 import type { CellConfig } from '../crius/job-cells.ts';
 import { admissionConfigs } from '../crius/search.ts';
 import type { TakeTest, TakeView } from '../crius/take.ts';
 import { estimatedRemainingIterations } from './order.ts';
+import { TakeTestMemo } from './take-pays-memo.ts';
 
 /**
  * Whether admitting a waiting job by taking GPUs from running jobs (shrinking or moving them in Crius's search,
@@ -21,7 +21,8 @@ import { estimatedRemainingIterations } from './order.ts';
  * pays only when waiting would cost the job more. No constant besides the round's restart time.
  */
 export const takePays = (_ordered: readonly JobState[], ctx: RoundContext): TakeTest => {
-  const leastOf = leastCellsPerType();
+  // Per allocation pass: the sums of the jobs waiting ahead and the holders' ends, kept while they hold.
+  const memo = new TakeTestMemo();
   return (cells, admit, takes, view) => {
     const restart = ctx.config.restartSeconds;
     const job = cells.job;
@@ -42,10 +43,10 @@ export const takePays = (_ordered: readonly JobState[], ctx: RoundContext): Take
     // and go first in the order take the GPUs that free (a job that waited t expects to wait about t more).
     const waited = isHolding(job) ? 0 : Math.max(0, ctx.now - job.waitingSince);
     let without = Number.POSITIVE_INFINITY;
-    const ahead = gpusAhead(view, leastOf);
+    const ahead = memo.gpusAhead(view);
     for (const c of admissionConfigs(cells)) {
       if (!(c.rate > 0)) continue;
-      const wait = waitFor(c, view, ahead.get(c.gpuType) ?? 0);
+      const wait = waitFor(c, view, ahead.get(c.gpuType) ?? 0, memo);
       without = Math.min(without, (wait > 0 ? Math.max(wait, waited) : 0) + left / c.rate);
     }
     return without - run > cost;
@@ -53,54 +54,16 @@ export const takePays = (_ordered: readonly JobState[], ctx: RoundContext): Take
 };
 
 /**
- * Per job waiting ahead, the fewest GPUs of each type its admission Cells ask for, computed once a round: a job's Cells
- * do not change within a round, and every take test of the round reads them for each job waiting ahead.
- */
-const leastCellsPerType = () => {
-  const known = new Map<string, ReadonlyMap<GpuTypeId, number>>();
-  return (job: JobState, view: TakeView): ReadonlyMap<GpuTypeId, number> => {
-    let least = known.get(job.spec.id);
-    if (!least) {
-      const byType = new Map<GpuTypeId, number>();
-      for (const c of admissionConfigs(view.cellsOf(job)))
-        byType.set(c.gpuType, Math.min(byType.get(c.gpuType) ?? Number.POSITIVE_INFINITY, c.gpus));
-      least = byType;
-      known.set(job.spec.id, least);
-    }
-    return least;
-  };
-};
-
-/** Per type, the GPUs the jobs waiting ahead ask for first: the smallest admission Cell of each on that type. */
-const gpusAhead = (
-  view: TakeView,
-  leastOf: (job: JobState, view: TakeView) => ReadonlyMap<GpuTypeId, number>,
-): Map<GpuTypeId, number> => {
-  const sum = new Map<GpuTypeId, number>();
-  for (const job of view.waitingAhead)
-    for (const [type, gpus] of leastOf(job, view)) sum.set(type, (sum.get(type) ?? 0) + gpus);
-  return sum;
-};
-
-/**
  * Seconds until `config`'s GPUs are free without taking from anyone: the holders of its type (the victims too) end,
  * shortest remaining first, until the free GPUs cover it and `gpusAhead` (the smallest Cell of each job waiting ahead
  * on the type); ∞ when they never do.
  */
-const waitFor = (config: CellConfig, view: TakeView, gpusAhead: number): number => {
+const waitFor = (config: CellConfig, view: TakeView, gpusAhead: number, memo: TakeTestMemo): number => {
   const type = config.gpuType;
   const need = config.gpus + gpusAhead;
   let free = view.vc.free(type);
   if (free >= need) return 0;
-  const ends: { at: number; gpus: number }[] = [];
-  for (const id of view.vc.jobsOn(type)) {
-    const held = view.vc.get(id);
-    const holder = view.job(id);
-    if (!held || !holder || !(held.rate > 0)) continue;
-    ends.push({ at: estimatedRemainingIterations(holder) / held.rate, gpus: held.gpus });
-  }
-  ends.sort((a, b) => a.at - b.at);
-  for (const e of ends) {
+  for (const e of memo.holderEnds(type, view)) {
     free += e.gpus;
     if (free >= need) return e.at;
   }
