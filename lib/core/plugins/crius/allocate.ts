@@ -24,7 +24,7 @@ import {
   rawCell,
   roundCapacityKeys,
 } from './job-cells.ts';
-import { type ReclaimFasterOptions, reclaimFaster } from './reclaim-faster.ts';
+import { displacements, type ReclaimFasterOptions, reclaimFaster } from './reclaim-faster.ts';
 import {
   admissionConfigs,
   applyChoice,
@@ -230,6 +230,7 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
     };
     const cache = new MoveCache();
     const takeTest = o.takePays?.(ordered, ctx);
+    const reclaimTest = o.reclaimFaster?.pays?.(ctx);
     const pending: JobState[] = [];
     const view: TakeView = { vc, job: byId.get, cellsOf: cellsOfJob, waitingAhead: pending };
     const takes = (cells: JobCells, admit: CellConfig, taken: readonly Take[]): boolean =>
@@ -269,9 +270,27 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
           continue;
         }
       }
+      const available = choice?.admit;
       const victims =
-        choice && o.reclaimFaster && !s.budget.exhausted
-          ? reclaimFaster(cells, choice.admit, vc, byId, rank.get(job.spec.id)!, s.budget, o.reclaimFaster)
+        available && o.reclaimFaster && !s.budget.exhausted
+          ? reclaimFaster(
+              cells,
+              available,
+              vc,
+              byId,
+              rank.get(job.spec.id)!,
+              s.budget,
+              o.reclaimFaster,
+              reclaimTest &&
+                ((admit, ids) =>
+                  reclaimTest(
+                    cells,
+                    available,
+                    admit,
+                    displacements(admit, ids, vc, byId, cellsOfJob),
+                    view,
+                  )),
+            )
           : undefined;
       if (victims) {
         // Displaced jobs come later in the order: they compete again after this one, in order.

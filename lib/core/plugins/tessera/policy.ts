@@ -14,7 +14,7 @@ import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
 import { relabelWithinRacks } from './relabel-within-racks.ts';
 import { scaleUpPays } from './scale-up-pays.ts';
-import { takePays } from './take-pays.ts';
+import { reclaimPays, takePays } from './take-pays.ts';
 import { withTypeTrials } from './type-trials.ts';
 import { unstartedBelowMarginPays, unstartedMargin } from './unstarted-below-margin.ts';
 import { unstartedScaleUps } from './unstarted-scale-ups.ts';
@@ -36,7 +36,7 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
   ...DEFAULT_CRIUS_OPTIONS,
   name: 'tessera',
   oneHostCount: true,
-  reclaimFaster: { minGain: 0.1, victim: isElasticJob },
+  reclaimFaster: { minGain: 0.1, victim: isElasticJob, pays: reclaimPays },
   minScaleUpGain: SCALE_UP_MARGIN,
   scaleUpPays: unstartedBelowMarginPays(extraGpusPay(scaleUpPays, SCALE_UP_MARGIN), BELOW_MARGIN),
   scaleUpBeyondDepth: unstartedScaleUps,
@@ -50,7 +50,8 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
  * - order: shortest remaining time first with a makespan guard (the only stage that decides who goes first);
  * - allocate: Crius's Cells (GPU type × count × pipeline stages, Algorithm 1 search) in that order, reclaiming GPUs
  *   from jobs later in the order, also when elastic jobs there hold GPUs of a Cell ≥ 10 % faster than the one it
- *   could get without them (guaranteed first, elastic on spare); a waiting job takes GPUs from running jobs (Crius's
+ *   could get without them (guaranteed first, elastic on spare) and its run there saves more seconds than the
+ *   displaced jobs lose, each on the best Cell left for it (`take-pays.ts`, `reclaimPays`); a waiting job takes GPUs from running jobs (Crius's
  *   shrinks and moves, opportunistic suspensions) only where its wait costs it more than the take costs them, in
  *   seconds of JCT (`take-pays.ts`); when nobody waits, a job scales up (larger count,
  *   faster type) when the gain clears Crius's 10 % margin and saves more than a restart on its remaining work (a move

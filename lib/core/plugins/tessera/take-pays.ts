@@ -2,8 +2,9 @@ import { isHolding } from '../../framework/compare.ts';
 import type { RoundContext } from '../../framework/stages.ts';
 import type { JobState } from '../../model/job.ts';
 import type { CellConfig } from '../crius/job-cells.ts';
+import type { ReclaimTest } from '../crius/reclaim-faster.ts';
 import { admissionConfigs } from '../crius/search.ts';
-import type { TakeTest, TakeView } from '../crius/take.ts';
+import type { Take, TakeTest, TakeView } from '../crius/take.ts';
 import { estimatedRemainingIterations } from './order.ts';
 import { TakeTestMemo } from './take-pays-memo.ts';
 
@@ -24,20 +25,10 @@ export const takePays = (_ordered: readonly JobState[], ctx: RoundContext): Take
   // Per allocation pass: the sums of the jobs waiting ahead and the holders' ends, kept while they hold.
   const memo = new TakeTestMemo();
   return (cells, admit, takes, view) => {
-    const restart = ctx.config.restartSeconds;
     const job = cells.job;
     const left = estimatedRemainingIterations(job);
     const run = admit.rate > 0 ? left / admit.rate : Number.POSITIVE_INFINITY;
-    let cost = 0;
-    for (const t of takes) {
-      const victim = view.job(t.jobId);
-      if (!victim || !isHolding(victim) || !(t.from.rate > 0)) continue;
-      const own = estimatedRemainingIterations(victim) / t.from.rate;
-      const toRate = t.to ? t.to.rate : 0;
-      const lost = Math.max(0, 1 - toRate / t.from.rate);
-      const restarts = t.to === undefined ? 1 : t.to.gpus < t.from.gpus ? 2 : 1;
-      cost += restarts * restart + Math.min(run, own) * lost;
-    }
+    const cost = takesCost(takes, run, view, ctx.config.restartSeconds);
     if (cost === 0) return true;
     // What the job has waited already is evidence of how long it waits without a take: jobs that arrive after it
     // and go first in the order take the GPUs that free (a job that waited t expects to wait about t more).
@@ -51,6 +42,44 @@ export const takePays = (_ordered: readonly JobState[], ctx: RoundContext): Take
     }
     return without - run > cost;
   };
+};
+
+/**
+ * Whether displacing elastic jobs to admit a job on a faster Cell than the one it gets without them pays
+ * (`ReclaimFasterOptions.pays`), in the seconds of JCT of `takePays`: the job gains its remaining work's run on
+ * `available` less its run on `admit` (the choice is between two admissions now, not admission against waiting); each
+ * displaced job loses what `takePays` prices, on the best Cell left for it. Crius's gain margin alone displaced a job
+ * whatever it cost: an elastic vgg19 on 8 V100s, 1,400 s from its end, went to 16 T4s for a guaranteed arrival that
+ * saved less (docs/architecture.md, "guaranteed + elastic").
+ */
+export const reclaimPays =
+  (ctx: RoundContext): ReclaimTest =>
+  (cells, available, admit, takes, view) => {
+    const left = estimatedRemainingIterations(cells.job);
+    if (!(admit.rate > 0)) return false;
+    const run = left / admit.rate;
+    const without = available.rate > 0 ? left / available.rate : Number.POSITIVE_INFINITY;
+    return without - run > takesCost(takes, run, view, ctx.config.restartSeconds);
+  };
+
+/**
+ * Seconds of JCT the running victims of `takes` lose while the admitted job runs `run` seconds: their restarts (one to
+ * resume a suspended job or after a move, two for a shrink: the one now and the one growing back) plus the progress
+ * they do not make, their rate's lost fraction over the shorter of that run and their own. A job admitted this round
+ * (not holding) has not started: taking its GPUs costs nothing.
+ */
+const takesCost = (takes: readonly Take[], run: number, view: TakeView, restart: number): number => {
+  let cost = 0;
+  for (const t of takes) {
+    const victim = view.job(t.jobId);
+    if (!victim || !isHolding(victim) || !(t.from.rate > 0)) continue;
+    const own = estimatedRemainingIterations(victim) / t.from.rate;
+    const toRate = t.to ? t.to.rate : 0;
+    const lost = Math.max(0, 1 - toRate / t.from.rate);
+    const restarts = t.to === undefined ? 1 : t.to.gpus < t.from.gpus ? 2 : 1;
+    cost += restarts * restart + Math.min(run, own) * lost;
+  }
+  return cost;
 };
 
 /**
