@@ -1,3 +1,4 @@
+import { partitionPoint } from '../core/framework/partition-point.ts';
 import { capacityByType } from '../core/framework/type-capacity.ts';
 import type { Cluster } from '../core/model/cluster.ts';
 import type { GpuTypeId } from '../core/model/gpu.ts';
@@ -117,14 +118,8 @@ export const stepComputeSeconds = (
 ): number => {
   const candidates = set.flatMap((r) => Array.from({ length: maxP }, (_, k) => (k + 1) / r.capability));
   candidates.sort((a, b) => a - b);
-  let lo = 0;
-  let hi = candidates.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (room(set, n, candidates[mid]!) >= maxP) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo < candidates.length ? candidates[lo]! : Number.POSITIVE_INFINITY;
+  const first = partitionPoint(candidates.length, (i) => room(set, n, candidates[i]!) >= maxP);
+  return first < candidates.length ? candidates[first]! : Number.POSITIVE_INFINITY;
 };
 
 /** ESTs `n` workers of `set` can run within f seconds: one worker per type, the rest on the roomiest types. */

@@ -1,4 +1,5 @@
 import { isHolding } from '../../framework/compare.ts';
+import { partitionPoint } from '../../framework/partition-point.ts';
 import type { Keyed } from './keep-started.ts';
 
 /**
@@ -25,23 +26,11 @@ export const guardSharePays = (keyed: readonly Keyed[], gpus: number): ((entry: 
   waiting.sort((a, b) => a - b);
   return (entry) => {
     // The median (element (n − 1) >> 1, as in keep-started) of the other waiting jobs' remaining times.
-    const self = isHolding(entry.job) ? -1 : lowerBound(waiting, entry.k);
+    const self = isHolding(entry.job) ? -1 : partitionPoint(waiting.length, (i) => waiting[i]! >= entry.k);
     const n = self < 0 ? waiting.length : waiting.length - 1;
     if (n === 0) return true;
     const m = (n - 1) >> 1;
     const median = self < 0 || m < self ? waiting[m]! : waiting[m + 1]!;
     return (entry.k * entry.job.spec.gpus) / gpus <= median;
   };
-};
-
-/** Index of the first element of ascending `xs` not below `x`. */
-const lowerBound = (xs: readonly number[], x: number): number => {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 };

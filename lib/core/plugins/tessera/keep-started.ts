@@ -1,5 +1,6 @@
 import { isHolding } from '../../framework/compare.ts';
 import { MinHeap } from '../../framework/min-heap.ts';
+import { partitionPoint } from '../../framework/partition-point.ts';
 import type { JobState } from '../../model/job.ts';
 
 /** A job and its order key: its remaining seconds, negated when the makespan guard puts it first, ∞ if it cannot run. */
@@ -55,16 +56,7 @@ export const keepStartedGuardedJobs = (keyed: Keyed[], drain: number, gpus: numb
     workBy.push(work);
   }
   /** Index in `byArrival` of the first job that arrived after `t`. */
-  const firstAfter = (t: number): number => {
-    let lo = 0;
-    let hi = arrivals.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (arrivals[mid]! <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
+  const firstAfter = (t: number): number => partitionPoint(arrivals.length, (i) => arrivals[i]! > t);
   // The jobs to keep, each with the first later arrival; then, from the latest arrival backwards, the waiting later
   // arrivals' remaining times enter a running median, so each job's test reads it once (not a scan and sort per job:
   // quadratic with thousands of running jobs and tens of thousands waiting).
