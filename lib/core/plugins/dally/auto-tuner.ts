@@ -87,16 +87,32 @@ export const recordWait = (
   return { lists: { ...lists, [key]: kept.slice(-options.maxSamples) } };
 };
 
-/** Drops every sample outside the window and every empty list, so the persisted state stays small. */
+/**
+ * Drops every sample outside the window and every empty list, so the persisted state stays small. Asked every round
+ * by the cost-aware delay: a state with nothing to drop (most rounds) is returned as it is, not copied list by list.
+ */
 export const pruneTuner = (
   state: DelayTunerState | undefined,
   now: number,
   options: AutoTunerOptions,
 ): DelayTunerState => {
+  if (state && nothingToPrune(state, now, options)) return state;
   const lists: Record<string, readonly WaitSample[]> = {};
   for (const [key, samples] of Object.entries(state?.lists ?? {})) {
     const kept = live(samples, now, options);
     if (kept.length > 0) lists[key] = kept.slice(-options.maxSamples);
   }
   return { lists };
+};
+
+/** Whether every list is non-empty, within `maxSamples` and holds live samples only: `pruneTuner` would copy it as is. */
+const nothingToPrune = (state: DelayTunerState, now: number, options: AutoTunerOptions): boolean => {
+  const from = now - options.historySeconds;
+  for (const key in state.lists) {
+    if (!Object.hasOwn(state.lists, key)) return false;
+    const samples = state.lists[key]!;
+    if (samples.length === 0 || samples.length > options.maxSamples) return false;
+    for (const s of samples) if (!(s.at > from && s.at <= now)) return false;
+  }
+  return true;
 };

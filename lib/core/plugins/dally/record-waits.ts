@@ -18,8 +18,9 @@ export const recordAcceptedWaits = (
 ): SchedulerState => {
   let state = pruneTuner(ctx.state.delayTuner, ctx.now, tuner);
   for (const job of ordered) {
+    if (isHolding(job)) continue;
     const allocation = plan.get(job.spec.id);
-    if (!allocation || isHolding(job)) continue;
+    if (!allocation) continue;
     const level = levelOf(allocation, ctx.hostOf);
     if (level === 'network') continue;
     state = recordWait(

@@ -106,6 +106,33 @@ describe('recordWait and pruneTuner', () => {
     });
     assert.deepEqual(pruneTuner(undefined, 0, OPTIONS), { lists: {} });
   });
+
+  test('returns a state with nothing to drop as it is (asked every round), and copies one with something to drop', () => {
+    const live: DelayTunerState = {
+      lists: {
+        'machine:2': [{ at: 5 * HOUR, waited: 1 }],
+        'rack:2': [
+          { at: 6 * HOUR, waited: 1 },
+          { at: 7 * HOUR, waited: 2 },
+        ],
+      },
+    };
+    assert.equal(pruneTuner(live, 10 * HOUR, OPTIONS), live);
+    // One sample expired (at 0 h, 10 h old at 10 h), one list empty, one list over maxSamples, a sample from the future.
+    const expired = { lists: { ...live.lists, 'rack:4': [{ at: 0, waited: 3 }] } };
+    assert.deepEqual(pruneTuner(expired, 10 * HOUR, OPTIONS), live);
+    assert.deepEqual(pruneTuner({ lists: { ...live.lists, 'rack:8': [] } }, 10 * HOUR, OPTIONS), live);
+    const five = [1, 2, 3, 4, 5].map((i) => ({ at: 5 * HOUR + i, waited: i }));
+    assert.deepEqual(pruneTuner({ lists: { 'machine:8': five } }, 10 * HOUR, OPTIONS), {
+      lists: { 'machine:8': five.slice(1) },
+    });
+    assert.deepEqual(
+      pruneTuner({ lists: { 'machine:8': [{ at: 11 * HOUR, waited: 1 }] } }, 10 * HOUR, OPTIONS),
+      {
+        lists: {},
+      },
+    );
+  });
 });
 
 describe('validateAutoTuner', () => {
