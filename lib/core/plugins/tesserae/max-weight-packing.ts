@@ -60,12 +60,9 @@ export const maxWeightPacking = (overrides: Partial<PackingOptions> = {}): PackS
           typeKey = types.join(',');
           joined.set(types, typeKey);
         }
-        const ref = { model: job.spec.model, batchSize: job.spec.batchSize };
-        pending.add(`${gpus}\u0000${ref.model}\u0000${ref.batchSize}\u0000${typeKey}`, job.spec.id, () => ({
-          gpus,
-          types: new Set(types),
-          ref,
-        }));
+        const { model, batchSize } = job.spec;
+        if (!pending.add(gpus, model, batchSize, typeKey, job.spec.id))
+          pending.made({ gpus, types: new Set(types), ref: { model, batchSize } });
       }
       if (pending.size === 0) return plan;
       const placed = new ClassIndex<PlacedClass>();
@@ -75,16 +72,9 @@ export const maxWeightPacking = (overrides: Partial<PackingOptions> = {}): PackS
         if (!job || allocation.packedWith || !mayShareGpus(job.spec, options)) continue;
         const gpus = allocationGpuCount(allocation);
         if (gpus > options.maxJobGpus) continue;
-        const ref = { model: job.spec.model, batchSize: job.spec.batchSize };
-        placed.add(
-          `${allocation.gpuType}\u0000${gpus}\u0000${ref.model}\u0000${ref.batchSize}`,
-          jobId,
-          () => ({
-            gpuType: allocation.gpuType,
-            gpus,
-            ref,
-          }),
-        );
+        const { model, batchSize } = job.spec;
+        if (!placed.add(allocation.gpuType, gpus, model, batchSize, jobId))
+          placed.made({ gpuType: allocation.gpuType, gpus, ref: { model, batchSize } });
       }
       if (placed.size === 0) return plan;
 
@@ -210,28 +200,48 @@ const byRankDescending = (ids: readonly string[], rank: ReadonlyMap<string, numb
 const sharedAllocation = (host: Allocation, hostId: string, strategy: string | undefined): Allocation =>
   allocationOf(host.gpuType, copiedSlices(host.slices), undefined, hostId, strategy);
 
-/** Jobs grouped into classes of equal weight, in first-seen order (deterministic). */
+/**
+ * Jobs grouped into classes of equal weight, in first-seen order (deterministic), keyed by four fields. Asked for
+ * every placed and every unplaced job every round: nested maps on the fields themselves, not a key string built per
+ * job and hashed, and no closure per job (a new class's data is given by `made` after `add` says it is new).
+ */
 class ClassIndex<C> {
   readonly classes: C[] = [];
   readonly members: string[][] = [];
-  private readonly index = new Map<string, number>();
+  private readonly index = new Map<unknown, Map<unknown, Map<unknown, Map<unknown, number>>>>();
 
   get size(): number {
-    return this.classes.length;
+    return this.members.length;
   }
 
-  add(key: string, jobId: string, make: () => C): void {
-    let i = this.index.get(key);
-    if (i === undefined) {
-      i = this.classes.length;
-      this.index.set(key, i);
-      this.classes.push(make());
-      this.members.push([]);
+  /** Adds the job to the class of (a, b, c, d); false when that class is new: the caller then gives `made` its data. */
+  add(a: unknown, b: unknown, c: unknown, d: unknown, jobId: string): boolean {
+    const byD = child(child(child(this.index, a), b), c);
+    const i = byD.get(d);
+    if (i !== undefined) {
+      this.members[i]!.push(jobId);
+      return true;
     }
-    this.members[i]!.push(jobId);
+    byD.set(d, this.members.length);
+    this.members.push([jobId]);
+    return false;
+  }
+
+  /** The data of the class `add` just made. */
+  made(data: C): void {
+    this.classes.push(data);
   }
 
   counts(): number[] {
     return this.members.map((m) => m.length);
   }
 }
+
+const child = <C extends Map<unknown, unknown>>(map: Map<unknown, C>, key: unknown): C => {
+  let next = map.get(key);
+  if (!next) {
+    next = new Map() as C;
+    map.set(key, next);
+  }
+  return next;
+};
