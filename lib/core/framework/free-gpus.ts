@@ -189,6 +189,8 @@ export class FreeGpus {
   /** Per group: free GPUs; per type: free GPUs. */
   private readonly groupFree: number[];
   private readonly typeFree: number[];
+  /** `mayFindAfterRelease`'s per-group counts, all zero between calls (made on its first call). */
+  private back: Int32Array | undefined;
   private readonly buckets: Buckets;
 
   /** `memo` (optional) keeps the cluster's layout between rounds; without it the layout is built here. */
@@ -330,22 +332,44 @@ export class FreeGpus {
     // Machine: a host that already has `count` free GPUs, or one of the allocation's hosts with them back.
     for (let c = count; c <= index.largestHost; c++)
       if (this.buckets.head[index.bucketBase + c] !== NONE) return true;
-    const back = new Map<number, number>();
+    // Per rack and network group, the GPUs the allocation would give back: in a zeroed array kept for the round's
+    // calls (asked of every multi-host job every round by re-consolidation), zeroed again before returning.
+    this.back ??= new Int32Array(this.groupFree.length);
+    const back = this.back;
+    let found = false;
     for (const slice of allocation.slices) {
       const i = layout.indexOf.get(slice.hostId);
       if (i === undefined) continue;
       // Another type's host (an elastic allocation): its search is not this one's; let the caller search.
-      if (layout.typeOf[i] !== t) return true;
+      if (layout.typeOf[i] !== t) {
+        found = true;
+        break;
+      }
       const free = this.free[i]!;
       let n = 0;
       for (const g of slice.gpus) if (g >= 0 && g < layout.hosts[i]!.gpuCount && !free.includes(g)) n++;
-      if (free.length + n >= count && count <= index.largestHost) return true;
-      for (const g of [layout.rackOf[i]!, layout.networkOf[i]!]) back.set(g, (back.get(g) ?? 0) + n);
+      if (free.length + n >= count && count <= index.largestHost) {
+        found = true;
+        break;
+      }
+      back[layout.rackOf[i]!]! += n;
+      back[layout.networkOf[i]!]! += n;
     }
-    if (maxLevel === 'machine') return false;
-    for (const g of index.racks) if (this.groupFree[g]! + (back.get(g) ?? 0) >= count) return true;
-    if (maxLevel === 'rack') return false;
-    for (const g of index.networks) if (this.groupFree[g]! + (back.get(g) ?? 0) >= count) return true;
+    if (!found && maxLevel !== 'machine') found = this.groupMayFit(index.racks, back, count);
+    if (!found && maxLevel !== 'machine' && maxLevel !== 'rack')
+      found = this.groupMayFit(index.networks, back, count);
+    for (const slice of allocation.slices) {
+      const i = layout.indexOf.get(slice.hostId);
+      if (i === undefined) continue;
+      back[layout.rackOf[i]!] = 0;
+      back[layout.networkOf[i]!] = 0;
+    }
+    return found;
+  }
+
+  /** Whether a group has `count` free GPUs with what `back` gives back to it. */
+  private groupMayFit(groups: readonly number[], back: Int32Array, count: number): boolean {
+    for (const g of groups) if (this.groupFree[g]! + back[g]! >= count) return true;
     return false;
   }
 

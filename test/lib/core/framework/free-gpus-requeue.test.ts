@@ -100,6 +100,44 @@ describe('FreeGpus.requeue (the release and reservation of GPUs held, in one ste
     assert.ok(refused > 20, `refused ${refused}`);
   });
 
+  test('mayFindAfterRelease answers the same however many calls came before on the same free GPUs', () => {
+    const memo = new RoundMemo();
+    fc.assert(
+      fc.property(
+        fc.array(reserveStep, { minLength: 1, maxLength: 30 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 40 }),
+        fc.constantFrom(...LEVELS),
+        (steps, which, count, level) => {
+          const reserved = (): { free: FreeGpus; held: Allocation[] } => {
+            const free = new FreeGpus(c, memo);
+            const held: Allocation[] = [];
+            for (const s of steps) {
+              const found = free.find(s.type, s.count, s.level);
+              if (!found) continue;
+              const allocation = { gpuType: s.type, slices: found.slices };
+              free.reserve(allocation);
+              held.push(allocation);
+            }
+            return { free, held };
+          };
+          const used = reserved();
+          if (used.held.length === 0) return;
+          // Every other question first, on the same object (its per-group counts must be back to zero after each).
+          for (const other of used.held)
+            for (const l of LEVELS) used.free.mayFindAfterRelease(other, count, l);
+          const chosen = used.held[which % used.held.length]!;
+          const fresh = reserved();
+          assert.equal(
+            used.free.mayFindAfterRelease(chosen, count, level),
+            fresh.free.mayFindAfterRelease(fresh.held[which % fresh.held.length]!, count, level),
+          );
+        },
+      ),
+      { numRuns: 200, seed: 11 },
+    );
+  });
+
   test('refuses, changing nothing, an allocation with a free GPU, an unknown host or a host named twice', () => {
     const free = new FreeGpus(c, new RoundMemo());
     const before = answers(free);
