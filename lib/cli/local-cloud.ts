@@ -56,15 +56,22 @@ export const registerLocalCommand = (program: Command): void => {
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
+/** A second stop signal this soon after the first is the same one, delivered twice (npm forwards it). */
+const SAME_SIGNAL_MS = 1000;
+
 const runLocalCloud = async (options: LocalOptions): Promise<void> => {
   let cloud: LocalCloud | undefined;
   let dashboard: Dashboard | undefined;
   let stopping: Promise<void> | undefined;
+  let stopSignalAt = 0;
   const stop = (signal: string) => {
     if (stopping) {
+      // One Ctrl-C under `npm start` arrives twice: from the terminal and forwarded by npm a moment later.
+      if (Date.now() - stopSignalAt < SAME_SIGNAL_MS) return;
       say(`${signal} again: exiting now`);
       process.exit(130);
     }
+    stopSignalAt = Date.now();
     say(`${signal}: stopping the local cloud…`);
     stopping = Promise.all([dashboard?.stop(), cloud?.stop()]).then(() => {
       say('stopped');
