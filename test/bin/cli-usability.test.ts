@@ -70,3 +70,34 @@ describe('a command name that does not exist but names what another does', () =>
     assert.match(run.stderr, /^tessera: no command 'queue': `tessera jobs` lists your jobs/);
   });
 });
+
+describe('tessera submit --json: every failure is one JSON object on stdout (docs/cli.md)', () => {
+  test('a file it cannot read: {error, message} on stdout, nothing on stderr, exit 1', () => {
+    const missing = join(import.meta.dirname, 'no-such-job.yaml');
+    const run = spawnSync(process.execPath, [CLI, 'submit', missing, '--json'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, TESSERA_ENDPOINT: '' },
+    });
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr, '');
+    assert.deepEqual(JSON.parse(run.stdout), {
+      error: 'UnreadableJobFile',
+      message: `cannot read the job file ${missing}: no such file`,
+    });
+  });
+
+  test('a spec the schema rejects: {error, message, issues}, exit 2', () => {
+    const run = spawnSync(process.execPath, [CLI, 'submit', '-', '--json'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      input: 'name: x\nmodel: resnet50\nbatchSize: 64\ngpus: 2\niterations: 10\n',
+      env: { ...process.env, TESSERA_ENDPOINT: '' },
+    });
+    assert.equal(run.status, 2);
+    const error = JSON.parse(run.stdout);
+    assert.equal(error.error, 'InvalidJobSpec');
+    assert.equal(error.message, '-: 1 problem(s), nothing submitted');
+    assert.deepEqual(error.issues, [{ field: 'command', rule: 'is required', job: 'job' }]);
+  });
+});
