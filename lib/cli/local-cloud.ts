@@ -2,7 +2,7 @@
  * `tessera local` (what `npm start` runs): starts the local cloud, submits the demo workload through the API with
  * the typed client, prints where everything is, and on Ctrl-C (SIGINT) or SIGTERM stops every process it started.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { TesseraClient } from '../client/index.ts';
 import { LOCAL_CREDENTIALS, type LocalCloud, startLocalCloud } from '../local/cloud/cloud.ts';
 import { demoJobs } from '../local/cloud/demo-workload.ts';
@@ -34,10 +34,11 @@ export const registerLocalCommand = (program: Command): void => {
     .option('--state-dir <dir>', 'state kept across restarts', '.tessera-local')
     .option('--fresh', 'wipe the state directory first')
     .option('--hosts <n>', 'most instances the fleet may run', nonNegativeInt, 4)
-    .option('--gpu-types <types>', 'GPU types the fleet may launch (comma-separated)', commaList, [
-      'A10G',
-      'T4',
-    ])
+    .addOption(
+      new Option('--gpu-types <types>', 'GPU types the fleet may launch (comma-separated)')
+        .argParser(commaList)
+        .default(['A10G', 'T4'], 'A10G,T4'),
+    )
     .option('--round <seconds>', 'seconds between scheduled rounds', positiveNumber, 10)
     .option('--port <n>', 'port of the AWS-compatible endpoint (0 = any)', nonNegativeInt, 4566)
     .option('--api-port <n>', 'port of the API (0 = any)', nonNegativeInt, 4600)

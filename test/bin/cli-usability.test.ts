@@ -101,3 +101,14 @@ describe('tessera submit --json: every failure is one JSON object on stdout (doc
     assert.deepEqual(error.issues, [{ field: 'command', rule: 'is required', job: 'job' }]);
   });
 });
+
+describe('tessera local --help', () => {
+  test('shows the default GPU types as the comma-separated list the option takes', () => {
+    const run = spawnSync(process.execPath, [CLI, 'local', '--help'], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(
+      run.stdout.replace(/\s+/g, ' '),
+      /--gpu-types <types> GPU types the fleet may launch \(comma-separated\) \(default: A10G,T4\)/,
+    );
+  });
+});
