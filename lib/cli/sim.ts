@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { getPolicy } from '../core/policies.ts';
+import { clusterPresets } from '../clusters/load.ts';
+import { getPolicy, policyNames } from '../core/policies.ts';
 import { writeReport } from '../sim/report/write.ts';
 import { loadWorkload, runPolicies } from '../sim/run.ts';
 import { BUILTIN_GRAMMAR } from '../traces/generators/builtin.ts';
-import { formatIssue, parseTraceFormat } from '../traces/types.ts';
+import { formatIssue, parseTraceFormat, TRACE_FORMATS } from '../traces/types.ts';
 import { runSimDemo } from './demo.ts';
 import {
   commaList,
@@ -47,9 +48,15 @@ export const registerSimCommand = (program: Command): void => {
       '--trace <file|builtin>',
       `trace file (a jobs file .yaml/.json may name models outside the catalog), or builtin: ${BUILTIN_GRAMMAR.join(', ')}`,
     )
-    .option('--cluster <preset|file>', 'cluster preset name or cluster JSON file')
-    .option('--policy <names>', 'comma-separated policies', commaList)
-    .option('--format <format>', 'force the trace format instead of detecting it')
+    .option(
+      '--cluster <preset|file>',
+      `cluster preset (${clusterPresets().join(', ')}) or a cluster JSON file of the same shape (lib/clusters/presets/)`,
+    )
+    .option('--policy <names>', `comma-separated policies: ${policyNames().join(', ')}`, commaList)
+    .option(
+      '--format <format>',
+      `force the trace format instead of detecting it: ${TRACE_FORMATS.join(', ')}`,
+    )
     .option('--skip-days <n>', 'skip this many days from the start of the trace', nonNegativeNumber)
     .option('--days <n>', 'keep this many days of arrivals', positiveNumber)
     .option('--max-jobs <n>', 'keep at most this many jobs', nonNegativeInt)

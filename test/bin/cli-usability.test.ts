@@ -4,6 +4,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { clusterPresets } from '../../lib/clusters/load.ts';
+import { policyNames } from '../../lib/core/policies.ts';
+import { TRACE_FORMATS } from '../../lib/traces/types.ts';
 
 const CLI = join(import.meta.dirname, '../../bin/tessera-cli.mjs');
 const PACKAGE = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
@@ -110,5 +113,21 @@ describe('tessera local --help', () => {
       run.stdout.replace(/\s+/g, ' '),
       /--gpu-types <types> GPU types the fleet may launch \(comma-separated\) \(default: A10G,T4\)/,
     );
+  });
+});
+
+describe('tessera sim --help', () => {
+  test('names every policy, cluster preset and trace format it accepts', () => {
+    const run = spawnSync(process.execPath, [CLI, 'sim', '--help'], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, run.stderr);
+    const help = run.stdout.replace(/\s+/g, ' ');
+    const listed = (flag: string, names: readonly string[]) => {
+      const text = help.slice(help.indexOf(flag), help.indexOf(' --', help.indexOf(flag) + flag.length));
+      for (const name of names)
+        assert.match(text, new RegExp(`[ :(]${name}[,)]?( |$)`), `${flag} lists ${name}`);
+    };
+    listed('--policy <names>', policyNames());
+    listed('--cluster <preset|file>', clusterPresets());
+    listed('--format <format>', TRACE_FORMATS);
   });
 });
