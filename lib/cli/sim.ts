@@ -84,8 +84,18 @@ export const registerSimCommand = (program: Command): void => {
     )
     .option('--report <dir>', 'write the HTML and CSV report into this directory')
     .option('--json', 'one JSON object per policy per line on stdout')
-    .action((options: SimOptions) => {
-      if (options.demo) return runSimDemo();
+    .action((options: SimOptions, command: Command) => {
+      if (options.demo) {
+        // The demo is one fixed run: an option given with it would be silently ignored.
+        const given = command.options
+          .filter((o) => o.long !== '--demo' && command.getOptionValueSource(o.attributeName()) === 'cli')
+          .map((o) => o.long);
+        if (given.length > 0)
+          throw new Error(
+            `--demo is one fixed run and takes no other option (got ${given.join(', ')}); for your own run drop --demo and give --trace, --cluster, --policy`,
+          );
+        return runSimDemo();
+      }
       const missing = (['trace', 'cluster', 'policy'] as const).filter((o) => options[o] === undefined);
       if (missing.length > 0)
         throw new Error(`sim needs ${missing.map((o) => `--${o}`).join(', ')} (or --demo)`);

@@ -131,3 +131,18 @@ describe('tessera sim --help', () => {
     listed('--format <format>', TRACE_FORMATS);
   });
 });
+
+describe('tessera sim --demo with options it would ignore', () => {
+  test('names them and says how to make your own run, exit 1, instead of silently running the fixed demo', () => {
+    const run = spawnSync(process.execPath, [CLI, 'sim', '--demo', '--policy', 'fifo', '--json'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(run.status, 1);
+    assert.equal(run.stdout, '');
+    assert.equal(
+      run.stderr.trim(),
+      'tessera: --demo is one fixed run and takes no other option (got --policy, --json); for your own run drop --demo and give --trace, --cluster, --policy',
+    );
+  });
+});
