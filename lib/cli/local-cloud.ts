@@ -8,7 +8,7 @@ import { LOCAL_CREDENTIALS, type LocalCloud, startLocalCloud } from '../local/cl
 import { demoJobs } from '../local/cloud/demo-workload.ts';
 import { runnerApiCaller } from '../local/dashboard/api-caller.ts';
 import { type Dashboard, startDashboard } from '../local/dashboard/server.ts';
-import { commaList, nonNegativeInt, positiveNumber } from './options.ts';
+import { commaList, nonNegativeInt, positiveInt, positiveNumber } from './options.ts';
 
 interface LocalOptions {
   stateDir: string;
@@ -33,7 +33,7 @@ export const registerLocalCommand = (program: Command): void => {
     )
     .option('--state-dir <dir>', 'state kept across restarts', '.tessera-local')
     .option('--fresh', 'wipe the state directory first')
-    .option('--hosts <n>', 'most instances the fleet may run', nonNegativeInt, 4)
+    .option('--hosts <n>', 'most instances the fleet may run (at least 1)', positiveInt, 4)
     .addOption(
       new Option('--gpu-types <types>', 'GPU types the fleet may launch (comma-separated)')
         .argParser(commaList)

@@ -1,7 +1,8 @@
 // The CLI as a new user meets it: the version, and output piped into a reader that stops early.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { clusterPresets } from '../../lib/clusters/load.ts';
@@ -144,5 +145,30 @@ describe('tessera sim --demo with options it would ignore', () => {
       run.stderr.trim(),
       'tessera: --demo is one fixed run and takes no other option (got --policy, --json); for your own run drop --demo and give --trace, --cluster, --policy',
     );
+  });
+});
+
+describe('tessera local --hosts 0', () => {
+  test('is refused before anything starts: a fleet of no instance could never run a job', () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'tessera-hosts-0-'));
+    try {
+      const run = spawnSync(
+        process.execPath,
+        [CLI, 'local', '--hosts', '0', '--state-dir', stateDir, '--port', '0', '--api-port', '0'].concat([
+          '--dashboard-port',
+          '0',
+          '--no-demo',
+        ]),
+        // Were it accepted, the local cloud would start: the timeout's SIGTERM stops it.
+        { encoding: 'utf8', timeout: 30_000 },
+      );
+      assert.equal(run.status, 1, run.stderr);
+      assert.match(
+        run.stderr,
+        /^tessera: error: option '--hosts <n>' argument '0' is invalid\. expected a whole number > 0/,
+      );
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 });
