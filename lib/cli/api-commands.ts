@@ -147,12 +147,22 @@ const readJobText = (file: string): string => {
 };
 
 const submit = async (file: string, options: ConnectionOptions & { set: string[] }) => {
-  const text = readJobText(file);
+  let text: string;
+  try {
+    text = readJobText(file);
+  } catch (error) {
+    // With --json the error is a JSON object on stdout, as for every other failure (docs/cli.md).
+    if (!options.json) throw error;
+    json({ error: 'UnreadableJobFile', message: (error as Error).message });
+    process.exitCode = 1;
+    return;
+  }
   const read = readJobFile(text, options.set);
   if (!read.ok) {
-    if (options.json) json({ error: 'InvalidJobSpec', issues: read.issues });
+    const message = `${file}: ${read.issues.length} problem(s), nothing submitted`;
+    if (options.json) json({ error: 'InvalidJobSpec', message, issues: read.issues });
     else {
-      process.stderr.write(`tessera: ${file}: ${read.issues.length} problem(s), nothing submitted:\n`);
+      process.stderr.write(`tessera: ${message}:\n`);
       for (const i of read.issues) process.stderr.write(`  ${i.job}: ${i.field}: ${i.rule}\n`);
     }
     process.exitCode = 2;

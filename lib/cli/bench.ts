@@ -39,8 +39,18 @@ export const registerBenchCommand = (program: Command): void => {
     )
     .option('--cluster <name>', 'flagship with --trace: the cluster preset to replay the trace on')
     .addHelpText('after', `\nSuites:\n${suiteList()}`)
-    .action(async (name: string, options: BenchCliOptions) => {
+    .action(async (name: string, options: BenchCliOptions, command: Command) => {
       const suite = getSuite(name);
+      // Options only flagship reads: any other suite would run as if they had not been given.
+      const flagshipOnly = ['--length-noise', '--setup', '--held-out', '--trace', '--cluster'].filter(
+        (flag) =>
+          command.getOptionValueSource(command.options.find((o) => o.long === flag)!.attributeName()) ===
+          'cli',
+      );
+      if (name !== 'flagship' && flagshipOnly.length > 0)
+        throw new Error(
+          `${flagshipOnly.join(', ')}: only bench flagship takes ${flagshipOnly.length > 1 ? 'these' : 'this'}; bench ${name} would ignore ${flagshipOnly.length > 1 ? 'them' : 'it'}`,
+        );
       if ((options.trace === undefined) !== (options.cluster === undefined))
         throw new Error(
           '--trace and --cluster go together: a trace file and the cluster preset to replay it on',

@@ -75,6 +75,12 @@ const codeLines = (job: JobView): string[] => [
   ...(job.setup ? [`  setup:       ${job.setup.join(' && ')}`] : []),
 ];
 
+/** The timeline holds the job's whole history (from `submitted`; it keeps only the newest entries) and no start. */
+const neverStarted = (job: JobView): boolean => {
+  const timeline = job.timeline ?? [];
+  return timeline[0]?.kind === 'submitted' && !timeline.some((e) => e.kind === 'started');
+};
+
 /** One job: spec, placement, wait, and its timeline. */
 /** One job in full at `now` (epoch seconds). */
 export const jobDetails = (job: JobView, now: number): string => {
@@ -106,8 +112,14 @@ export const jobDetails = (job: JobView, now: number): string => {
       `    ${event.at}  ${event.kind.padEnd(15)} ${[event.detail, event.hosts?.length ? `on ${event.hosts.join(', ')}` : undefined].filter(Boolean).join(' ')}`.trimEnd(),
     );
   if ((job.timeline ?? []).length === 0) lines.push(`    ${job.submittedAt}  submitted`);
-  // The reason above is the agent's summary; what the program itself printed is in the logs.
-  if (job.status === 'failed') lines.push(`  output:      tessera logs ${job.jobId}`);
+  // The reason above is the agent's summary; what the program itself printed is in the logs — unless no worker ever
+  // ran (failed as unschedulable before it started: its whole history is in the timeline, without a start).
+  if (job.status === 'failed')
+    lines.push(
+      neverStarted(job)
+        ? '  output:      none: it never started, no worker ran'
+        : `  output:      tessera logs ${job.jobId}`,
+    );
   return lines.join('\n');
 };
 

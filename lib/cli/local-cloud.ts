@@ -2,13 +2,13 @@
  * `tessera local` (what `npm start` runs): starts the local cloud, submits the demo workload through the API with
  * the typed client, prints where everything is, and on Ctrl-C (SIGINT) or SIGTERM stops every process it started.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { TesseraClient } from '../client/index.ts';
 import { LOCAL_CREDENTIALS, type LocalCloud, startLocalCloud } from '../local/cloud/cloud.ts';
 import { demoJobs } from '../local/cloud/demo-workload.ts';
 import { runnerApiCaller } from '../local/dashboard/api-caller.ts';
 import { type Dashboard, startDashboard } from '../local/dashboard/server.ts';
-import { commaList, nonNegativeInt, positiveNumber } from './options.ts';
+import { commaList, nonNegativeInt, positiveInt, positiveNumber } from './options.ts';
 
 interface LocalOptions {
   stateDir: string;
@@ -33,11 +33,12 @@ export const registerLocalCommand = (program: Command): void => {
     )
     .option('--state-dir <dir>', 'state kept across restarts', '.tessera-local')
     .option('--fresh', 'wipe the state directory first')
-    .option('--hosts <n>', 'most instances the fleet may run', nonNegativeInt, 4)
-    .option('--gpu-types <types>', 'GPU types the fleet may launch (comma-separated)', commaList, [
-      'A10G',
-      'T4',
-    ])
+    .option('--hosts <n>', 'most instances the fleet may run (at least 1)', positiveInt, 4)
+    .addOption(
+      new Option('--gpu-types <types>', 'GPU types the fleet may launch (comma-separated)')
+        .argParser(commaList)
+        .default(['A10G', 'T4'], 'A10G,T4'),
+    )
     .option('--round <seconds>', 'seconds between scheduled rounds', positiveNumber, 10)
     .option('--port <n>', 'port of the AWS-compatible endpoint (0 = any)', nonNegativeInt, 4566)
     .option('--api-port <n>', 'port of the API (0 = any)', nonNegativeInt, 4600)
@@ -56,15 +57,22 @@ export const registerLocalCommand = (program: Command): void => {
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
+/** A second stop signal this soon after the first is the same one, delivered twice (npm forwards it). */
+const SAME_SIGNAL_MS = 1000;
+
 const runLocalCloud = async (options: LocalOptions): Promise<void> => {
   let cloud: LocalCloud | undefined;
   let dashboard: Dashboard | undefined;
   let stopping: Promise<void> | undefined;
+  let stopSignalAt = 0;
   const stop = (signal: string) => {
     if (stopping) {
+      // One Ctrl-C under `npm start` arrives twice: from the terminal and forwarded by npm a moment later.
+      if (Date.now() - stopSignalAt < SAME_SIGNAL_MS) return;
       say(`${signal} again: exiting now`);
       process.exit(130);
     }
+    stopSignalAt = Date.now();
     say(`${signal}: stopping the local cloud…`);
     stopping = Promise.all([dashboard?.stop(), cloud?.stop()]).then(() => {
       say('stopped');

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { getPolicy } from '../core/policies.ts';
+import { clusterPresets } from '../clusters/load.ts';
+import { getPolicy, policyNames } from '../core/policies.ts';
 import { writeReport } from '../sim/report/write.ts';
 import { loadWorkload, runPolicies } from '../sim/run.ts';
 import { BUILTIN_GRAMMAR } from '../traces/generators/builtin.ts';
-import { formatIssue, parseTraceFormat } from '../traces/types.ts';
+import { formatIssue, parseTraceFormat, TRACE_FORMATS } from '../traces/types.ts';
 import { runSimDemo } from './demo.ts';
 import {
   commaList,
@@ -47,9 +48,15 @@ export const registerSimCommand = (program: Command): void => {
       '--trace <file|builtin>',
       `trace file (a jobs file .yaml/.json may name models outside the catalog), or builtin: ${BUILTIN_GRAMMAR.join(', ')}`,
     )
-    .option('--cluster <preset|file>', 'cluster preset name or cluster JSON file')
-    .option('--policy <names>', 'comma-separated policies', commaList)
-    .option('--format <format>', 'force the trace format instead of detecting it')
+    .option(
+      '--cluster <preset|file>',
+      `cluster preset (${clusterPresets().join(', ')}) or a cluster JSON file of the same shape (lib/clusters/presets/)`,
+    )
+    .option('--policy <names>', `comma-separated policies: ${policyNames().join(', ')}`, commaList)
+    .option(
+      '--format <format>',
+      `force the trace format instead of detecting it: ${TRACE_FORMATS.join(', ')}`,
+    )
     .option('--skip-days <n>', 'skip this many days from the start of the trace', nonNegativeNumber)
     .option('--days <n>', 'keep this many days of arrivals', positiveNumber)
     .option('--max-jobs <n>', 'keep at most this many jobs', nonNegativeInt)
@@ -77,8 +84,18 @@ export const registerSimCommand = (program: Command): void => {
     )
     .option('--report <dir>', 'write the HTML and CSV report into this directory')
     .option('--json', 'one JSON object per policy per line on stdout')
-    .action((options: SimOptions) => {
-      if (options.demo) return runSimDemo();
+    .action((options: SimOptions, command: Command) => {
+      if (options.demo) {
+        // The demo is one fixed run: an option given with it would be silently ignored.
+        const given = command.options
+          .filter((o) => o.long !== '--demo' && command.getOptionValueSource(o.attributeName()) === 'cli')
+          .map((o) => o.long);
+        if (given.length > 0)
+          throw new Error(
+            `--demo is one fixed run and takes no other option (got ${given.join(', ')}); for your own run drop --demo and give --trace, --cluster, --policy`,
+          );
+        return runSimDemo();
+      }
       const missing = (['trace', 'cluster', 'policy'] as const).filter((o) => options[o] === undefined);
       if (missing.length > 0)
         throw new Error(`sim needs ${missing.map((o) => `--${o}`).join(', ')} (or --demo)`);

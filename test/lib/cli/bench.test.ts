@@ -27,3 +27,25 @@ test('tessera bench flagship --trace without --cluster says they go together (an
     /--trace and --cluster go together/,
   );
 });
+
+test('flagship-only options given to another suite are an error naming them (and run nothing)', async () => {
+  const cases: [string[], RegExp][] = [
+    [
+      ['bench', 'round', '--quick', '--held-out'],
+      /: --held-out: only bench flagship takes this; bench round would ignore it$/,
+    ],
+    [
+      ['bench', 'assign', '--quick', '--trace', 'my.trace', '--cluster', 'tesserae-32'],
+      /: --trace, --cluster: only bench flagship takes these; bench assign would ignore them$/,
+    ],
+    [
+      ['bench', 'sim', '--quick', '--length-noise', '--setup', 'x'],
+      /: --length-noise, --setup: only bench flagship/,
+    ],
+  ];
+  for (const [argv, message] of cases) {
+    const program = new Command().exitOverride();
+    registerBenchCommand(program);
+    await assert.rejects(program.parseAsync(argv, { from: 'user' }), message, argv.join(' '));
+  }
+});
