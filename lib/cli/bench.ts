@@ -20,7 +20,7 @@ export const registerBenchCommand = (program: Command): void => {
     .command('bench')
     .description(`run a benchmark suite: ${[...BENCH_SUITES.keys()].join(', ')}`)
     .argument('<name>', 'suite name')
-    .option('--quick', 'a reduced run (CI smoke tests): most suites under a minute, flagship ~1–2 minutes')
+    .option('--quick', 'a reduced run (CI smoke tests): most suites under a minute, flagship ~20 s')
     .option('--json', 'one JSON object per measurement per line on stdout')
     .option('--seed <n>', 'seed', nonNegativeInt, 0)
     .option(
