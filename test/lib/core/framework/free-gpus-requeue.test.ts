@@ -32,6 +32,31 @@ const reserveStep = fc.record({
   pick: fc.nat(),
 });
 
+/** A fresh instance after `steps`' reservations (their releases ignored), with what it holds. */
+const reservedAfter = (
+  steps: readonly { type: string; count: number; level: Level }[],
+  memo: RoundMemo,
+): { free: FreeGpus; held: Allocation[] } => {
+  const free = new FreeGpus(c, memo);
+  const held: Allocation[] = [];
+  for (const s of steps) {
+    const found = free.find(s.type, s.count, s.level);
+    if (!found) continue;
+    const allocation = { gpuType: s.type, slices: found.slices };
+    free.reserve(allocation);
+    held.push(allocation);
+  }
+  return { free, held };
+};
+
+/** A history of reservations, which allocation to ask about, the count and the level asked for. */
+const releaseQuestion = [
+  fc.array(reserveStep, { minLength: 1, maxLength: 30 }),
+  fc.nat(),
+  fc.integer({ min: 1, max: 40 }),
+  fc.constantFrom(...LEVELS),
+] as const;
+
 describe('FreeGpus.requeue (the release and reservation of GPUs held, in one step)', () => {
   test('leaves every later find, first fit and count as a release followed by a reservation does', () => {
     const memo = new RoundMemo();
@@ -71,29 +96,15 @@ describe('FreeGpus.requeue (the release and reservation of GPUs held, in one ste
     const memo = new RoundMemo();
     let refused = 0;
     fc.assert(
-      fc.property(
-        fc.array(reserveStep, { minLength: 1, maxLength: 30 }),
-        fc.nat(),
-        fc.integer({ min: 1, max: 40 }),
-        fc.constantFrom(...LEVELS),
-        (steps, which, count, level) => {
-          const a = new FreeGpus(c, memo);
-          const held: Allocation[] = [];
-          for (const s of steps) {
-            const found = a.find(s.type, s.count, s.level);
-            if (!found) continue;
-            const allocation = { gpuType: s.type, slices: found.slices };
-            a.reserve(allocation);
-            held.push(allocation);
-          }
-          if (held.length === 0) return;
-          const chosen = held[which % held.length]!;
-          if (a.mayFindAfterRelease(chosen, count, level)) return;
-          refused++;
-          a.release(chosen);
-          assert.equal(a.find(chosen.gpuType, count, level), undefined);
-        },
-      ),
+      fc.property(...releaseQuestion, (steps, which, count, level) => {
+        const { free: a, held } = reservedAfter(steps, memo);
+        if (held.length === 0) return;
+        const chosen = held[which % held.length]!;
+        if (a.mayFindAfterRelease(chosen, count, level)) return;
+        refused++;
+        a.release(chosen);
+        assert.equal(a.find(chosen.gpuType, count, level), undefined);
+      }),
       { numRuns: 300, seed: 5 },
     );
     // The check must also say no, or it would prove nothing.
@@ -103,37 +114,19 @@ describe('FreeGpus.requeue (the release and reservation of GPUs held, in one ste
   test('mayFindAfterRelease answers the same however many calls came before on the same free GPUs', () => {
     const memo = new RoundMemo();
     fc.assert(
-      fc.property(
-        fc.array(reserveStep, { minLength: 1, maxLength: 30 }),
-        fc.nat(),
-        fc.integer({ min: 1, max: 40 }),
-        fc.constantFrom(...LEVELS),
-        (steps, which, count, level) => {
-          const reserved = (): { free: FreeGpus; held: Allocation[] } => {
-            const free = new FreeGpus(c, memo);
-            const held: Allocation[] = [];
-            for (const s of steps) {
-              const found = free.find(s.type, s.count, s.level);
-              if (!found) continue;
-              const allocation = { gpuType: s.type, slices: found.slices };
-              free.reserve(allocation);
-              held.push(allocation);
-            }
-            return { free, held };
-          };
-          const used = reserved();
-          if (used.held.length === 0) return;
-          // Every other question first, on the same object (its per-group counts must be back to zero after each).
-          for (const other of used.held)
-            for (const l of LEVELS) used.free.mayFindAfterRelease(other, count, l);
-          const chosen = used.held[which % used.held.length]!;
-          const fresh = reserved();
-          assert.equal(
-            used.free.mayFindAfterRelease(chosen, count, level),
-            fresh.free.mayFindAfterRelease(fresh.held[which % fresh.held.length]!, count, level),
-          );
-        },
-      ),
+      fc.property(...releaseQuestion, (steps, which, count, level) => {
+        const reserved = () => reservedAfter(steps, memo);
+        const used = reserved();
+        if (used.held.length === 0) return;
+        // Every other question first, on the same object (its per-group counts must be back to zero after each).
+        for (const other of used.held) for (const l of LEVELS) used.free.mayFindAfterRelease(other, count, l);
+        const chosen = used.held[which % used.held.length]!;
+        const fresh = reserved();
+        assert.equal(
+          used.free.mayFindAfterRelease(chosen, count, level),
+          fresh.free.mayFindAfterRelease(fresh.held[which % fresh.held.length]!, count, level),
+        );
+      }),
       { numRuns: 200, seed: 11 },
     );
   });
