@@ -8,6 +8,7 @@ import { type JobSpec, type JobState, newJobState } from '../../lib/core/model/j
 import type { PerfModel, ThroughputQuery } from '../../lib/core/model/perf.ts';
 import type { Allocation } from '../../lib/core/model/plan.ts';
 import { initialSchedulerState } from '../../lib/core/model/state.ts';
+import type { CellConfig } from '../../lib/core/plugins/crius/job-cells.ts';
 
 /**
  * A transparent performance model for unit tests of the core: 1 iteration/s per GPU, times a per-type speed,
@@ -76,3 +77,13 @@ export const freeAfter = (c: Cluster, plan: ReadonlyMap<string, Allocation>): Fr
   for (const a of plan.values()) free.tryReserve(a);
   return free;
 };
+
+/** A one-stage Crius Cell of `gpus` GPUs of `gpuType` rated `rate` (its value `value`, the rate unless given). */
+export const oneStageCell = (gpuType: string, gpus: number, rate = 1, value = rate): CellConfig => ({
+  gpuType,
+  gpus,
+  cell: { gpuType, gpus, stageGpus: [gpus] },
+  key: `${gpuType}|${gpus}|1`,
+  rate,
+  value,
+});

@@ -5,17 +5,11 @@ import type { CellConfig } from '../../../../../lib/core/plugins/crius/job-cells
 import { openPositions, positionsByTarget } from '../../../../../lib/core/plugins/crius/move-positions.ts';
 import { Budget, type Move } from '../../../../../lib/core/plugins/crius/search.ts';
 import { VirtualAllocation } from '../../../../../lib/core/plugins/crius/virtual.ts';
+import { oneStageCell } from '../../../../support/fixtures.ts';
 
 // The search's scan of candidate moves looks only where a move may fit (lib/core/plugins/crius/move-positions.ts) and
 // spends the looks it skips with `Budget.spendEach`: both must give what the full scan gave.
-const config = (gpuType: string, gpus: number): CellConfig => ({
-  gpuType,
-  gpus,
-  cell: { gpuType, gpus, stageGpus: [gpus] },
-  key: `${gpuType}|${gpus}|1`,
-  rate: 1,
-  value: 1,
-});
+const config = (gpuType: string, gpus: number): CellConfig => oneStageCell(gpuType, gpus);
 
 describe('Budget.spendEach', () => {
   test('spends as a loop of spend() that stops at the first false', () => {

@@ -10,7 +10,7 @@ import {
   scaleUp,
 } from '../../../../../lib/core/plugins/crius/search.ts';
 import { VirtualAllocation } from '../../../../../lib/core/plugins/crius/virtual.ts';
-import { queued } from '../../../../support/fixtures.ts';
+import { oneStageCell, queued } from '../../../../support/fixtures.ts';
 
 // The scale-up pass reads a holding job's shape's shared Cells (`JobCells.shared`) instead of the job's own list, skips
 // a job whose shape's best Cell gains too little, and stops scanning a list at the first Cell that gains too little.
@@ -47,14 +47,8 @@ const referenceScaleUp = (s: SearchContext, minGain: number): Move[] => {
 };
 
 const TYPES = ['A', 'B', 'C'];
-const config = (gpuType: string, gpus: number, value: number): CellConfig => ({
-  gpuType,
-  gpus,
-  cell: { gpuType, gpus, stageGpus: [gpus] },
-  key: `${gpuType}|${gpus}|1`,
-  rate: value,
-  value,
-});
+const config = (gpuType: string, gpus: number, value: number): CellConfig =>
+  oneStageCell(gpuType, gpus, value);
 
 interface Drawn {
   readonly gpus: number;

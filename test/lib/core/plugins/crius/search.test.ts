@@ -13,16 +13,10 @@ import {
   scaleUp,
 } from '../../../../../lib/core/plugins/crius/search.ts';
 import { VirtualAllocation } from '../../../../../lib/core/plugins/crius/virtual.ts';
-import { queued } from '../../../../support/fixtures.ts';
+import { oneStageCell, queued } from '../../../../support/fixtures.ts';
 
-const config = (gpuType: string, gpus: number, value: number): CellConfig => ({
-  gpuType,
-  gpus,
-  cell: { gpuType, gpus, stageGpus: [gpus] },
-  key: `${gpuType}|${gpus}|1`,
-  rate: value,
-  value,
-});
+const config = (gpuType: string, gpus: number, value: number): CellConfig =>
+  oneStageCell(gpuType, gpus, value);
 
 const cellsOf = (job: JobState, configs: CellConfig[], current?: CellConfig): JobCells => ({
   job,

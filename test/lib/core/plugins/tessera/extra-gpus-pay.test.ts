@@ -5,18 +5,12 @@ import { byValue } from '../../../../../lib/core/plugins/crius/own-cells.ts';
 import { Budget, scaleUp } from '../../../../../lib/core/plugins/crius/search.ts';
 import { VirtualAllocation } from '../../../../../lib/core/plugins/crius/virtual.ts';
 import { extraGpusPay } from '../../../../../lib/core/plugins/tessera/extra-gpus-pay.ts';
-import { cluster, queued, stageContext } from '../../../../support/fixtures.ts';
+import { cluster, oneStageCell, queued, stageContext } from '../../../../support/fixtures.ts';
 
 // Rates as in Gavel's artifact_evaluation.trace on aws-mixed, seed 0: a 1-GPU transformer measured at 9.3 it/s on an
 // A100; the estimate rates 1 and 2 V100s alike (11.06, 11.07).
-const cell = (gpuType: string, gpus: number, rate: number): CellConfig => ({
-  gpuType,
-  gpus,
-  cell: { gpuType, gpus, stageGpus: [gpus] },
-  key: `${gpuType}|${gpus}|1`,
-  rate,
-  value: rate / 11.26,
-});
+const cell = (gpuType: string, gpus: number, rate: number): CellConfig =>
+  oneStageCell(gpuType, gpus, rate, rate / 11.26);
 const held = cell('A100', 1, 9.3);
 const v1 = cell('V100', 1, 11.06);
 const v2 = cell('V100', 2, 11.07);

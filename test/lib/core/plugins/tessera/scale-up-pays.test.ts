@@ -6,16 +6,9 @@ import { initialSchedulerState } from '../../../../../lib/core/model/state.ts';
 import type { CellConfig } from '../../../../../lib/core/plugins/crius/job-cells.ts';
 import { scaleUpPays } from '../../../../../lib/core/plugins/tessera/scale-up-pays.ts';
 import { getPolicy } from '../../../../../lib/core/policies.ts';
-import { cluster, linearPerf, on, queued, running } from '../../../../support/fixtures.ts';
+import { cluster, linearPerf, on, oneStageCell, queued, running } from '../../../../support/fixtures.ts';
 
-const config = (gpuType: string, gpus: number, rate: number): CellConfig => ({
-  gpuType,
-  gpus,
-  cell: { gpuType, gpus, stageGpus: [gpus] },
-  key: `${gpuType}|${gpus}|1`,
-  rate,
-  value: rate,
-});
+const config = (gpuType: string, gpus: number, rate: number): CellConfig => oneStageCell(gpuType, gpus, rate);
 
 // One 4-GPU machine of each type; the fast type is 6 % faster (below Crius's 10 % scale-up gain).
 const twoTypes = cluster([

@@ -1,23 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JobState } from '../../../../../lib/core/model/job.ts';
-import type { CellConfig, JobCells } from '../../../../../lib/core/plugins/crius/job-cells.ts';
+import type { JobCells } from '../../../../../lib/core/plugins/crius/job-cells.ts';
 import type { TakeView } from '../../../../../lib/core/plugins/crius/take.ts';
 import { VirtualAllocation } from '../../../../../lib/core/plugins/crius/virtual.ts';
 import { estimatedRemainingIterations } from '../../../../../lib/core/plugins/tessera/order.ts';
 import { TakeTestMemo } from '../../../../../lib/core/plugins/tessera/take-pays-memo.ts';
-import { queued, running } from '../../../../support/fixtures.ts';
+import { oneStageCell, queued, running } from '../../../../support/fixtures.ts';
 
 // TakeTestMemo (lib/core/plugins/tessera/take-pays-memo.ts) against the sums and sorts it replaces, recomputed at every
 // question, while the virtual allocation and the jobs waiting ahead change as in Crius's allocation pass.
-const config = (gpuType: string, gpus: number, rate = 1): CellConfig => ({
-  gpuType,
-  gpus,
-  cell: { gpuType, gpus, stageGpus: [gpus] },
-  key: `${gpuType}|${gpus}|1`,
-  rate,
-  value: rate,
-});
+const config = oneStageCell;
 
 const cellsOf = (job: JobState): JobCells => ({
   job,
@@ -50,6 +43,20 @@ const freshEnds = (type: string, view: TakeView) => {
   return ends.sort((a, b) => a.at - b.at);
 };
 
+/** A pass's view of the holders above: `vc` and the jobs waiting ahead. */
+const viewOf = (vc: VirtualAllocation, waitingAhead: readonly JobState[]): TakeView => ({
+  vc,
+  job: (id) => byId.get(id),
+  cellsOf,
+  waitingAhead,
+});
+
+/** The memo gives what take-pays recomputed: the sums ahead, and the holders' ends on each of `types`. */
+const assertAsFresh = (memo: TakeTestMemo, view: TakeView, types: readonly string[]) => {
+  assert.deepEqual(memo.gpusAhead(view), freshAhead(view));
+  for (const type of types) assert.deepEqual(memo.holderEnds(type, view), freshEnds(type, view));
+};
+
 describe('the take test’s memo of one allocation pass', () => {
   test('gives the recomputed sums and ends as jobs pend and holders come and go', () => {
     const vc = new VirtualAllocation(
@@ -59,12 +66,9 @@ describe('the take test’s memo of one allocation pass', () => {
       ]),
     );
     const pending: JobState[] = [];
-    const view: TakeView = { vc, job: (id) => byId.get(id), cellsOf, waitingAhead: pending };
+    const view = viewOf(vc, pending);
     const memo = new TakeTestMemo();
-    const check = () => {
-      assert.deepEqual(memo.gpusAhead(view), freshAhead(view));
-      for (const type of ['a', 'b']) assert.deepEqual(memo.holderEnds(type, view), freshEnds(type, view));
-    };
+    const check = () => assertAsFresh(memo, view, ['a', 'b']);
     check();
     for (const [i, h] of holders.entries()) {
       vc.assign(h.spec.id, config('a', 2, 1 + i / 10), i);
@@ -83,23 +87,9 @@ describe('the take test’s memo of one allocation pass', () => {
     const memo = new TakeTestMemo();
     const one = new VirtualAllocation(new Map([['a', 8]]));
     one.assign('h1', config('a', 2), 0);
-    const first: TakeView = {
-      vc: one,
-      job: (id) => byId.get(id),
-      cellsOf,
-      waitingAhead: [queued({ gpus: 4 })],
-    };
-    assert.deepEqual(memo.gpusAhead(first), freshAhead(first));
-    assert.deepEqual(memo.holderEnds('a', first), freshEnds('a', first));
+    assertAsFresh(memo, viewOf(one, [queued({ gpus: 4 })]), ['a']);
     const other = new VirtualAllocation(new Map([['a', 8]]));
     other.assign('h3', config('a', 2), 0);
-    const second: TakeView = {
-      vc: other,
-      job: (id) => byId.get(id),
-      cellsOf,
-      waitingAhead: [queued({ gpus: 2 })],
-    };
-    assert.deepEqual(memo.gpusAhead(second), freshAhead(second));
-    assert.deepEqual(memo.holderEnds('a', second), freshEnds('a', second));
+    assertAsFresh(memo, viewOf(other, [queued({ gpus: 2 })]), ['a']);
   });
 });
