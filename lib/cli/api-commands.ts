@@ -9,9 +9,9 @@ import { dirname } from 'node:path';
 import { type Command, Option } from 'commander';
 import { ApiError, TesseraClient, TesseraClientError } from '../client/index.ts';
 import type { JobView } from '../client/types.ts';
-import { JOB_STATUSES, type JobStatus } from '../core/model/job.ts';
+import { isTerminal, JOB_STATUSES, type JobStatus } from '../core/model/job.ts';
 import { readJobFile } from './job-file.ts';
-import { clusterSummary, jobDetails, jobsTable } from './job-format.ts';
+import { clusterSummary, jobDetails, jobsTable, neverStarted } from './job-format.ts';
 import { FOLLOW_START, formatLogLine, nextFollowState, noOutputNote } from './log-follow.ts';
 import { nonNegativeInt, positiveNumber } from './options.ts';
 import { watchFrameStart } from './watch-frame.ts';
@@ -255,8 +255,11 @@ const showLogs = async (
       drainSeconds: options.drainTimeout,
     });
     if (!options.follow || next.stop) {
-      if (printed === 0 && !options.json)
-        process.stderr.write(`${noOutputNote(id, page.status, options.rank)}\n`);
+      if (printed === 0 && !options.json) {
+        // An ended job with no lines: say whether it ever ran (its timeline), not that its workers were silent.
+        const never = isTerminal(page.status) && neverStarted(await client.getJob(id));
+        process.stderr.write(`${noOutputNote(id, page.status, options.rank, never)}\n`);
+      }
       return;
     }
     follow = next.state;

@@ -76,7 +76,7 @@ const codeLines = (job: JobView): string[] => [
 ];
 
 /** The timeline holds the job's whole history (from `submitted`; it keeps only the newest entries) and no start. */
-const neverStarted = (job: JobView): boolean => {
+export const neverStarted = (job: JobView): boolean => {
   const timeline = job.timeline ?? [];
   return timeline[0]?.kind === 'submitted' && !timeline.some((e) => e.kind === 'started');
 };

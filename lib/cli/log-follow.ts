@@ -37,9 +37,15 @@ export const formatLogLine = (line: LogLineView, showRank: boolean): { text: str
 
 /**
  * What `tessera logs` says on stderr when it printed nothing, so an empty answer is not mistaken for a hang or a
- * wrong rank: a queued job has no workers yet; a rank that never wrote (or does not exist) has no lines.
+ * wrong rank: a queued job has no workers yet, nor has a job that ended before it ever started (cancelled while
+ * queued, failed as unschedulable); a rank that never wrote (or does not exist) has no lines.
  */
-export const noOutputNote = (jobId: string, status: JobStatus, rank: number | undefined): string => {
+export const noOutputNote = (
+  jobId: string,
+  status: JobStatus,
+  rank: number | undefined,
+  neverStarted = false,
+): string => {
   const whose = rank === undefined ? `job ${jobId}` : `rank ${rank} of job ${jobId}`;
   const nothing =
     rank === undefined ? 'its workers printed nothing' : `no rank ${rank}, or it printed nothing`;
@@ -47,7 +53,9 @@ export const noOutputNote = (jobId: string, status: JobStatus, rank: number | un
     status === 'queued'
       ? 'it is queued, no worker has started yet'
       : isTerminal(status)
-        ? `it is ${status}; ${nothing}`
+        ? neverStarted
+          ? `it is ${status} and never started, no worker ran`
+          : `it is ${status}; ${nothing}`
         : `it is ${status}; ${nothing} yet (--follow waits for output)`;
   return `no output from ${whose}: ${why}`;
 };

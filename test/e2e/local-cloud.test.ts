@@ -29,7 +29,7 @@ let dashboardUrl = '';
 let endpointUrl = '';
 let client: TesseraClient;
 
-const jobFile = (name: string, iterations: number) => {
+const jobFile = (name: string, iterations: number, gpus = 1) => {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(
     file,
@@ -37,7 +37,7 @@ const jobFile = (name: string, iterations: number) => {
       `name: ${name}`,
       'model: resnet50',
       'batchSize: 32',
-      'gpus: 1',
+      `gpus: ${gpus}`,
       'gpuTypes: [T4]',
       `iterations: ${iterations}`,
       `command: [node, ${JSON.stringify(SIM_TRAINER)}, --step-ms, "50"]`,
@@ -337,6 +337,17 @@ test('tessera logs: a job’s output through the CLI, followed until the job end
     noRank.stderr.trim(),
     `no output from rank 7 of job ${id}: it is finished; no rank 7, or it printed nothing`,
   );
+});
+
+test('tessera logs and tessera job on a job that failed before it ever started say no worker ran', async () => {
+  // 64 T4s: more than the three local hosts can ever give, so the round fails it as unschedulable.
+  const id: string = JSON.parse(await cli('submit', jobFile('never-ran', 40, 64), '--json')).job.jobId;
+  const failed = await jobWhen(id, 'the job to fail as unschedulable', 30, (j) => j.status === 'failed');
+  assert.ok(!kinds(failed).includes('started'));
+  const logs = await cliOutput('logs', id);
+  assert.equal(logs.stdout, '');
+  assert.equal(logs.stderr.trim(), `no output from job ${id}: it is failed and never started, no worker ran`);
+  assert.match(await cli('job', id), /output: +none: it never started, no worker ran$/m);
 });
 
 test('a host killed mid-run: the lines its agent shipped stay readable, also after the job finished elsewhere', async () => {

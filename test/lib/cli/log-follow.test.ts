@@ -61,3 +61,14 @@ test('an empty answer says why: a queued job has no workers; a rank may not exis
     'no output from job j1: it is running; its workers printed nothing yet (--follow waits for output)',
   );
 });
+
+test('a job that ended before it ever started says no worker ran, not that its workers were silent', () => {
+  assert.equal(
+    noOutputNote('j1', 'cancelled', undefined, true),
+    'no output from job j1: it is cancelled and never started, no worker ran',
+  );
+  assert.equal(
+    noOutputNote('j1', 'failed', 0, true),
+    'no output from rank 0 of job j1: it is failed and never started, no worker ran',
+  );
+});
