@@ -105,7 +105,16 @@ export const scheduleRound = (input: RoundInput): RoundOutput => {
 
   const actions = diffActions(ordered, plan, unschedulable);
   const hold = policy.place.holds?.(ctx);
-  const waiting = waitInfo({ ctx, ordered, demands, plan, free, unschedulable, ...(hold ? { hold } : {}) });
+  const waiting = waitInfo({
+    ctx,
+    ordered,
+    demands,
+    plan,
+    free,
+    unschedulable,
+    ...(hold ? { hold } : {}),
+    ...(policy.allocate.smallestSize ? { smallestSize: policy.allocate.smallestSize } : {}),
+  });
   const counts = actionCounts(actions);
   return {
     plan,

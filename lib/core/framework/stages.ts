@@ -97,6 +97,11 @@ export interface AllocateStage extends StateContribution {
    * size the stage may later choose can resume the job's checkpoints. Absent: the request (elastic: maxP).
    */
   largestSize?(spec: JobSpec): number;
+  /**
+   * Optional: the fewest GPUs this stage may start the job on when it is admitted (Crius with count scaling: half
+   * the request), so that a waiting job's reason does not claim it needs its whole request. Absent: the request.
+   */
+  smallestSize?(spec: JobSpec): number;
 }
 
 export interface Rejection {

@@ -29,6 +29,8 @@ export interface WaitInput {
   readonly unschedulable: readonly { readonly jobId: string; readonly reason: string }[];
   /** The place stage's delay timer for a job it held back although GPUs were free (Dally). */
   readonly hold?: (job: JobState, demand: Demand) => DelayHold | undefined;
+  /** The fewest GPUs the allocate stage may start a job on (`AllocateStage.smallestSize`); absent: its request. */
+  readonly smallestSize?: (spec: JobState['spec']) => number;
 }
 
 /**
@@ -92,9 +94,13 @@ const reasonFor = (job: JobState, index: number, input: WaitInput, holds: Map<st
   const type = bestType(job, input);
   if (!type) return `no GPU type it can use is in the cluster; ${ahead}`;
   const free = input.free.freeOf(type);
+  const least = Math.min(job.spec.gpus, input.smallestSize?.(job.spec) ?? job.spec.gpus);
   if (free >= job.spec.gpus)
     return `held for a higher-priority job (${job.spec.gpus} × ${type} free); ${ahead}`;
-  return `${job.spec.gpus} × ${type} needed, ${free} free; ${ahead}`;
+  // A policy that resizes jobs (Crius's Cells) may start it on fewer than it asked: say so, not "needs them all".
+  const fewer = least < job.spec.gpus ? `it may start on ${least}` : '';
+  if (free >= least) return `held for a higher-priority job (${free} × ${type} free, ${fewer}); ${ahead}`;
+  return `${job.spec.gpus} × ${type} needed${fewer && ` (${fewer})`}, ${free} free; ${ahead}`;
 };
 
 /** The usable type with the most free GPUs (ties: the larger type). */
@@ -170,12 +176,17 @@ const finishAt = (
   return rate > 0 ? ctx.now + startup + remaining / rate : Number.POSITIVE_INFINITY;
 };
 
-/** Per usable type: the GPUs the job would take (its demand's count, else its request) and how long it would run. */
+/**
+ * Per usable type: the GPUs the job would take (its demand's count, else the fewest the allocate stage may start it
+ * on: a policy that resizes starts it as soon as that many are free) and how long it would run.
+ */
 const waiter = (job: JobState, input: WaitInput, throughput: Throughput): Waiter => {
   const { ctx } = input;
   const demand = input.demands.get(job.spec.id);
   const options = new Map<GpuTypeId, { gpus: number; seconds: number }>();
-  const requested = job.spec.elastic ? Math.max(1, job.spec.elastic.minGpus) : job.spec.gpus;
+  const requested = job.spec.elastic
+    ? Math.max(1, job.spec.elastic.minGpus)
+    : Math.min(job.spec.gpus, input.smallestSize?.(job.spec) ?? job.spec.gpus);
   for (const type of usableTypes(job, ctx)) {
     const capacity = ctx.capacity.get(type)!;
     const gpus = demand && !demand.elastic && demand.gpuType === type ? demand.gpus : requested;

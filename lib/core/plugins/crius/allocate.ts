@@ -162,6 +162,7 @@ const allocateStage = (o: CriusAllocateOptions): AllocateStage => ({
   name: o.name,
 
   largestSize: (spec) => Math.max(...countsFor(spec.gpus, o.countScaling)),
+  smallestSize: (spec) => Math.min(...countsFor(spec.gpus, o.countScaling)),
 
   reject(jobs, ctx): Rejection[] {
     const out: Rejection[] = [];

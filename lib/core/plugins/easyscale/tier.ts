@@ -115,6 +115,8 @@ export const elasticAllocate = (
         )
       : (inner.sizes?.(spec, ctx) ?? [spec.gpus]),
   largestSize: (spec) => spec.elastic?.maxP ?? inner.largestSize?.(spec) ?? spec.gpus,
+  smallestSize: (spec) =>
+    spec.elastic ? Math.max(1, spec.elastic.minGpus) : (inner.smallestSize?.(spec) ?? spec.gpus),
   allocate: (ordered, ctx) => {
     // Most rounds of most workloads have no elastic job: the inner stage alone, on the very list it would be given.
     if (!hasElastic(ordered)) return inner.allocate(ordered, ctx);

@@ -48,6 +48,47 @@ describe('why a job waits, its place in the queue and when it should start', () 
     assert.equal(out.waiting.has('busy'), false, 'running jobs do not wait');
   });
 
+  test('a policy that resizes jobs says the job may start on fewer GPUs than it asked', () => {
+    // 7 of 8 GPUs run short 1-GPU jobs; taking them for a long 4-GPU job does not pay in tessera's take rule.
+    const short = [0, 1, 2, 3, 4, 5, 6].map((g) =>
+      running({ id: `short${g}`, gpus: 1, iterations: 1000 }, on(A100, ['g0-h0', [g]]), {
+        progress: 500,
+        measuredThroughput: 1,
+      }),
+    );
+    const big = queued({ id: 'big', gpus: 4, iterations: 400_000, submitTime: 0 });
+    const reason = (policy: string) =>
+      round(oneHost, [...short, big], getPolicy(policy)).waiting.get('big')?.waitReason;
+    // tessera's Crius Cells run a job on half, its request or double it.
+    assert.equal(reason('tessera'), `4 × ${A100} needed (it may start on 2), 1 free; first in the queue`);
+    assert.equal(
+      reason('yarn-cs'),
+      `4 × ${A100} needed, 1 free; first in the queue`,
+      'yarn-cs never resizes',
+    );
+  });
+
+  test('the estimated start is when the fewest GPUs it may start on are free, and it starts then', () => {
+    // 6 short 1-GPU jobs end at 500 s; a long 4-GPU job takes the 2 free GPUs now (at half its request).
+    const short = [0, 1, 2, 3, 4, 5].map((g) =>
+      running({ id: `short${g}`, gpus: 1, iterations: 1000 }, on(A100, ['g0-h0', [g]]), {
+        progress: 500,
+        measuredThroughput: 1,
+      }),
+    );
+    const first = queued({ id: 'first', gpus: 8, iterations: 8000, submitTime: 0 });
+    const long = queued({ id: 'long', gpus: 4, iterations: 400_000, submitTime: 1 });
+    const now = round(oneHost, [...short, first, long], getPolicy('tessera'));
+    assert.deepEqual(now.waiting.get('first'), {
+      queuePosition: 1,
+      waitReason: `8 × ${A100} needed (it may start on 4), 0 free; first in the queue`,
+      estimatedStart: 500, // with its request (8) it would be when `long` ends, ~200,000 s
+    });
+    const longRunning = running(long.spec, now.plan.get('long')!);
+    const at500 = round(oneHost, [first, longRunning], getPolicy('tessera'), 500);
+    assert.equal(at500.plan.get('first')?.cell?.gpus, 4, 'it starts at 500 s on 4 GPUs');
+  });
+
   test('head-of-line blocking: GPUs are free but the policy holds the job for the one ahead', () => {
     const busy = running({ id: 'busy', gpus: 6, iterations: 600 }, on(A100, ['g0-h0', [0, 1, 2, 3, 4, 5]]));
     const out = round(
