@@ -6,7 +6,7 @@ import type { VirtualAllocation } from './virtual.ts';
 export type MovePositions = ReadonlyMap<GpuTypeId, readonly number[]>;
 
 /**
- * The positions of `list`'s moves by the type each goes to. Made with the list (`candidateMoves`, cached per type
+ * The positions of `list`'s moves by the type each goes to. Made with the sorted lists (`sortedOf`, cached per type
  * while its holders do not change), so that the search can look only at moves that may fit.
  */
 export const positionsByTarget = (list: readonly Move[]): MovePositions => {
