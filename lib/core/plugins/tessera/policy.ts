@@ -8,7 +8,6 @@ import { reconsolidate } from '../dally/reconsolidate.ts';
 import { isElasticJob, withElasticTier } from '../easyscale/tier.ts';
 import { maxWeightPacking } from '../tesserae/max-weight-packing.ts';
 import { withCellSizes } from './cell-sizes.ts';
-import { extraGpusPay } from './extra-gpus-pay.ts';
 import { growWhereItPays } from './grow-where-it-pays.ts';
 import { keepingPairs } from './keep-pairs.ts';
 import { estimatedRemainingIterations, srtfWithMakespanGuard } from './order.ts';
@@ -38,7 +37,7 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
   oneHostCount: true,
   reclaimFaster: { minGain: 0.1, victim: isElasticJob, pays: reclaimPays },
   minScaleUpGain: SCALE_UP_MARGIN,
-  scaleUpPays: unstartedBelowMarginPays(extraGpusPay(scaleUpPays, SCALE_UP_MARGIN), BELOW_MARGIN),
+  scaleUpPays: unstartedBelowMarginPays(scaleUpPays, BELOW_MARGIN),
   scaleUpBeyondDepth: unstartedScaleUps,
   takePays,
   scaleUpMargin: unstartedMargin(BELOW_MARGIN),
@@ -54,9 +53,8 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
  *   displaced jobs lose, each on the best Cell left for it (`take-pays.ts`, `reclaimPays`); a waiting job takes GPUs from running jobs (Crius's
  *   shrinks and moves, opportunistic suspensions) only where its wait costs it more than the take costs them, in
  *   seconds of JCT (`take-pays.ts`); when nobody waits, a job scales up (larger count,
- *   faster type) when the gain clears Crius's 10 % margin and saves more than a restart on its remaining work (a move
- *   to another type at a larger count also clears the margin over that type at the count it holds; jobs admitted
- *   this round scale up without counting against Crius's depth, costing no restart). No type
+ *   faster type) when the gain clears Crius's 10 % margin and saves more than a restart on its remaining work (jobs
+ *   admitted this round scale up without counting against Crius's depth, costing no restart). No type
  *   swap: the shortest job keeps the fastest type it was admitted to and a longer one moves up when that frees
  *   (shortest remaining time on the fastest machine, Gonzalez et al.; handing the fast GPUs to the longer job of
  *   a pair delays every job that waits for them); a long job tries, once, a GPU type its model never ran on where the
@@ -69,6 +67,8 @@ const TESSERA_CRIUS_OPTIONS: CriusAllocateOptions = {
  *   Tesserae's max-weight packing (keeping pairs that still gain) and migration-minimising relabelling, inside the
  *   place stage so that the elastic tier sees the final plan (elastic, possibly heterogeneous, allocations are never
  *   packed or relabelled).
+ * What each add-on earns, switched off one at a time against the kits (misses, geometric means, CPU):
+ * docs/architecture.md, "What each add-on earns".
  */
 export const tesseraGuaranteedStages: Policy = {
   name: 'tessera',
