@@ -1,3 +1,4 @@
+import type { JobRecord } from '../sim/simulator.ts';
 import type { SimSummary } from '../sim/summary.ts';
 import { type PolicyColumn, policyTable, type TimeUnit } from './policy-table.ts';
 
@@ -38,4 +39,35 @@ const legend = (unit: TimeUnit): string =>
 export const simSummaryText = (summaries: readonly SimSummary[]): string => {
   const unit = simTimeUnit(summaries);
   return `${policyTable(summaries, COLUMNS, unit)}\n${legend(unit)}`;
+};
+
+/** How many jobs `notCompletedText` names before it says how many more there are. */
+const NOT_COMPLETED_SHOWN = 10;
+
+/**
+ * The jobs a policy did not complete, with why (unschedulable and its reason, stalled, unfinished at the horizon), so
+ * that "done" one short of "jobs" is explained: one line per job and outcome, naming the policies it applies to
+ * ("every policy" when all). Empty when every policy completed every job.
+ */
+export const notCompletedText = (
+  runs: readonly { readonly policy: string; readonly jobs: readonly JobRecord[] }[],
+): string => {
+  const lines = new Map<string, { job: JobRecord; policies: string[] }>();
+  for (const run of runs)
+    for (const job of run.jobs) {
+      if (job.outcome === 'completed') continue;
+      const key = `${job.id}\u0000${job.outcome}\u0000${job.reason ?? ''}`;
+      const line = lines.get(key) ?? { job, policies: [] };
+      line.policies.push(run.policy);
+      lines.set(key, line);
+    }
+  if (lines.size === 0) return '';
+  const all = [...lines.values()];
+  const shown = all.slice(0, NOT_COMPLETED_SHOWN).map(({ job, policies }) => {
+    const who = policies.length === runs.length && runs.length > 1 ? 'every policy' : policies.join(', ');
+    const why = `${job.outcome}${job.reason ? `: ${job.reason}` : ''}`;
+    return `  ${job.id} (${job.model}, ${job.gpus} GPU${job.gpus === 1 ? '' : 's'}): ${why} (${who})`;
+  });
+  const more = all.length > NOT_COMPLETED_SHOWN ? [`  … and ${all.length - NOT_COMPLETED_SHOWN} more`] : [];
+  return ['jobs not completed:', ...shown, ...more].join('\n');
 };

@@ -15,7 +15,7 @@ import {
   positiveNumber,
 } from './options.ts';
 import { progress } from './progress.ts';
-import { simSummaryText } from './sim-summary.ts';
+import { notCompletedText, simSummaryText } from './sim-summary.ts';
 
 interface SimOptions {
   demo?: boolean;
@@ -146,7 +146,11 @@ const runSim = (options: SimOptions & Required<Pick<SimOptions, 'trace' | 'clust
     return run!;
   });
 
-  if (!options.json) process.stdout.write(`${simSummaryText(runs.map((r) => r.summary))}\n`);
+  if (!options.json) {
+    process.stdout.write(`${simSummaryText(runs.map((r) => r.summary))}\n`);
+    const missing = notCompletedText(runs.map((r) => ({ policy: r.summary.policy, jobs: r.result.jobs })));
+    if (missing) process.stdout.write(`${missing}\n`);
+  }
   if (options.report) {
     const files = writeReport(options.report, workload, runs);
     process.stderr.write(`report: ${files.html}\n`);

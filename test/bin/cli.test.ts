@@ -112,6 +112,26 @@ describe('tessera sim (end to end through the real trace, perf model and simulat
     assert.doesNotMatch(run.stderr, /left out/);
   });
 
+  test('names each job a policy did not complete, and why', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-sim-'));
+    try {
+      const jobs = join(dir, 'jobs.yaml');
+      const job = (id: string, gpus: number) =>
+        `  - { id: ${id}, model: resnet50, submitTime: 0, batchSize: 32, gpus: ${gpus}, iterations: 1000 }`;
+      // tesserae-32 has 32 GPUs: the 64-GPU job can never run.
+      writeFileSync(jobs, ['jobs:', job('fits', 4), job('too-big', 64), ''].join('\n'));
+      const run = tessera('sim', '--trace', jobs, '--cluster', 'tesserae-32', '--policy', 'fifo,srtf');
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(
+        run.stdout,
+        /^jobs not completed:\n {2}too-big \(resnet50, 64 GPUs\): unschedulable: needs 64 GPUs[^\n]* \(every policy\)$/m,
+      );
+      assert.doesNotMatch(run.stdout, /^ {2}fits /m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('writes the HTML and CSV report with --report', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tessera-report-'));
     try {

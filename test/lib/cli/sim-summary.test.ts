@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { simSummaryText, simTimeUnit } from '../../../lib/cli/sim-summary.ts';
+import { notCompletedText, simSummaryText, simTimeUnit } from '../../../lib/cli/sim-summary.ts';
+import type { JobRecord } from '../../../lib/sim/simulator.ts';
 import type { SimSummary } from '../../../lib/sim/summary.ts';
 
 const summary = (policy: string, avgJct: number): SimSummary => ({
@@ -45,4 +46,23 @@ test('minute-long jobs in seconds (in hours they would all read 0.01); hours onc
   const long = simSummaryText([summary('fifo', 7200)]).split('\n');
   assert.match(long[2]!, /^fifo +60 +60 +2\.00 +1\.00 +4\.00 +6\.00 +0\.50 +0\.00 /);
   assert.match(long[3]!, /^h: hours of simulated time;/);
+});
+
+test('jobs not completed: one line per job and outcome, naming the policies, "every policy" when all', () => {
+  const record = (id: string, outcome: JobRecord['outcome'], reason?: string) =>
+    ({ id, model: 'resnet50', gpus: 8, outcome, ...(reason ? { reason } : {}) }) as JobRecord;
+  const done = record('a', 'completed');
+  const big = record('big', 'unschedulable', 'needs 8 GPUs of one type; the largest allowed type has 4');
+  assert.equal(
+    notCompletedText([
+      { policy: 'fifo', jobs: [done, big, record('late', 'unfinished')] },
+      { policy: 'srtf', jobs: [done, big, record('late', 'completed')] },
+    ]),
+    [
+      'jobs not completed:',
+      '  big (resnet50, 8 GPUs): unschedulable: needs 8 GPUs of one type; the largest allowed type has 4 (every policy)',
+      '  late (resnet50, 8 GPUs): unfinished (fifo)',
+    ].join('\n'),
+  );
+  assert.equal(notCompletedText([{ policy: 'fifo', jobs: [done] }]), '', 'nothing when all completed');
 });
