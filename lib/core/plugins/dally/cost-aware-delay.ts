@@ -13,14 +13,18 @@ import { type LevelCapacity, roundLevelCapacities } from './topology.ts';
  *
  * A waiting multi-GPU job may hold out for its best level (one machine when it fits on one, else one rack). Holding
  * out saves `remaining × (1/rate(spread) − 1/rate(best))` seconds of communication; it costs the wait. The job holds
- * out (its demand's `maxLevel` becomes the best level) only while what it has waited plus what it expects to wait
- * still fits in that saving. The expected wait is learned per (level, GPU count) like Dally's auto-tuner: the mean
- * of recent waits of jobs that got such a placement (recorded by `nextState`); with no history, one round.
- * Placement itself stays the wrapped stage's (which already takes the best level it finds free).
+ * out (its demand's `maxLevel` becomes the best level) only while the wait it expects in all still fits in that
+ * saving. The expected wait is learned per (level, GPU count) like Dally's auto-tuner, from the recent waits of jobs
+ * that got such a placement (recorded by `nextState`) — those that had waited longer than this job has: a job past
+ * every recorded wait stops holding out (it is not given "one more round" every round); with no history, one round.
+ * With `movedWhenFree` (a later stage moves a spread job onto its level once that frees) the saving is at most the
+ * restart such a move costs. Placement itself stays the wrapped stage's (which already takes the best level it finds
+ * free).
  */
 export const costAwareDelay = (
   inner: PlaceStage,
   tuner: AutoTunerOptions = DEFAULT_AUTO_TUNER,
+  options: CostAwareDelayOptions = {},
 ): PlaceStage => ({
   name: `${inner.name}+cost-aware-delay`,
   place: (ordered, demands, free, ctx) => {
@@ -33,7 +37,16 @@ export const costAwareDelay = (
       const shapes = bestAndSpread(demand, levels.get(demand.gpuType), ctx);
       if (!shapes) continue;
       const waited = ctx.now - job.waitingSince;
-      const level = holdOutLevel(remainingIterations(job), waited, demand, shapes, job.spec, ctx, tuner);
+      const level = holdOutLevel(
+        remainingIterations(job),
+        waited,
+        demand,
+        shapes,
+        job.spec,
+        ctx,
+        tuner,
+        options,
+      );
       if (level) {
         held ??= new Map(demands);
         held.set(job.spec.id, withMaxLevel(demand, level));
@@ -47,6 +60,17 @@ export const costAwareDelay = (
   },
 });
 
+export interface CostAwareDelayOptions {
+  /**
+   * A later stage moves a job started spread onto its best level once that level frees (Tessera's `reconsolidate`,
+   * when the move saves more than the restart). Then holding out is weighed against starting now and moving later:
+   * waiting `w` more seconds for the level loses `w × slow/fast` seconds of work at the fast rate, starting spread and
+   * moving loses one restart; the job holds out only while the rest of its expected wait costs less than the restart.
+   * Without it the alternative is running spread to the end, and the saving is the whole remaining run's.
+   */
+  readonly movedWhenFree?: boolean;
+}
+
 /** The level the job should hold out for this round, or undefined to take whatever placement is free. */
 const holdOutLevel = (
   remaining: number,
@@ -56,14 +80,23 @@ const holdOutLevel = (
   model: { readonly model: string; readonly batchSize: number },
   ctx: RoundContext,
   tuner: AutoTunerOptions,
+  options: CostAwareDelayOptions,
 ): TunedLevel | undefined => {
   const fast = rateOn(best, demand, model, ctx);
   const slow = rateOn(spread, demand, model, ctx);
   if (!(fast > 0) || !(slow > 0) || slow >= fast) return undefined;
   const saving = remaining / slow - remaining / fast;
   const level = best.level as TunedLevel;
-  const expected = expectedWait(ctx, level, demand.gpus, tuner) ?? ctx.config.roundSeconds;
-  return Math.max(expected, waited + ctx.config.roundSeconds) <= saving ? level : undefined;
+  const expected = Math.max(
+    expectedWait(ctx, level, demand.gpus, waited, tuner),
+    waited + ctx.config.roundSeconds,
+  );
+  if (expected > saving) return undefined;
+  // Started spread now and moved once the level frees, it works at `slow` meanwhile and pays one restart; held, it
+  // does no work for the rest of the expected wait, which is worth (rest × slow / fast) seconds at the fast rate.
+  if (options.movedWhenFree && ((expected - waited) * slow) / fast >= ctx.config.restartSeconds)
+    return undefined;
+  return level;
 };
 
 /**
@@ -111,16 +144,33 @@ const bestAndSpread = (
   return undefined;
 };
 
-/** Mean wait of recent jobs of this size that got a placement at this level (the auto-tuner's lists). */
+/**
+ * The wait in all that a job which has already waited `waited` seconds can expect, from the recent jobs of its size
+ * that got a placement at this level (the auto-tuner's lists): the mean wait of those that had waited longer than it
+ * has (the jobs that got the level at once say nothing about one still waiting). When none had, the history holds no
+ * job that got the level after such a wait: `Infinity`, stop holding out. With no history, one round from when the
+ * job started waiting (not one more round every round).
+ */
 const expectedWait = (
   ctx: RoundContext,
   level: TunedLevel,
   gpus: number,
+  waited: number,
   tuner: AutoTunerOptions,
-): number | undefined => {
-  const samples = (ctx.state.delayTuner?.lists[tunerKey(level, gpus)] ?? []).filter(
-    (s) => s.at > ctx.now - tuner.historySeconds,
-  );
-  if (samples.length === 0) return undefined;
-  return samples.reduce((s, x) => s + x.waited, 0) / samples.length;
+): number => {
+  const from = ctx.now - tuner.historySeconds;
+  let seen = 0;
+  let longer = 0;
+  let sum = 0;
+  for (const s of ctx.state.delayTuner?.lists[tunerKey(level, gpus)] ?? []) {
+    if (!(s.at > from)) continue;
+    seen++;
+    if (s.waited > waited) {
+      longer++;
+      sum += s.waited;
+    }
+  }
+  if (seen === 0)
+    return waited < ctx.config.roundSeconds ? ctx.config.roundSeconds : Number.POSITIVE_INFINITY;
+  return longer > 0 ? sum / longer : Number.POSITIVE_INFINITY;
 };

@@ -3,6 +3,7 @@ import type { Policy } from '../../framework/stages.ts';
 import { keepThenFit } from '../baselines/keep-then-fit.ts';
 import { type CriusAllocateOptions, criusAllocate } from '../crius/allocate.ts';
 import { DEFAULT_CRIUS_OPTIONS } from '../crius/policies.ts';
+import { DEFAULT_AUTO_TUNER } from '../dally/auto-tuner.ts';
 import { costAwareDelay } from '../dally/cost-aware-delay.ts';
 import { reconsolidate } from '../dally/reconsolidate.ts';
 import { isElasticJob, withElasticTier } from '../easyscale/tier.ts';
@@ -88,7 +89,9 @@ export const tesseraGuaranteedStages: Policy = {
   place: placeThenPackAndMigrate(
     growWhereItPays(
       reconsolidate(
-        costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false })),
+        costAwareDelay(keepThenFit({ strategy: 'consolidated', blocking: false }), DEFAULT_AUTO_TUNER, {
+          movedWhenFree: true,
+        }),
         estimatedRemainingIterations,
       ),
       estimatedRemainingIterations,
