@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { clusterPresets } from '../../lib/clusters/load.ts';
 import { policyNames } from '../../lib/core/policies.ts';
 import { TRACE_FORMATS } from '../../lib/traces/types.ts';
+import { ownLocalCloud } from '../support/local-cloud-args.ts';
 
 const CLI = join(import.meta.dirname, '../../bin/tessera-cli.mjs');
 const PACKAGE = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
@@ -154,11 +155,7 @@ describe('tessera local --hosts 0', () => {
     try {
       const run = spawnSync(
         process.execPath,
-        [CLI, 'local', '--hosts', '0', '--state-dir', stateDir, '--port', '0', '--api-port', '0'].concat([
-          '--dashboard-port',
-          '0',
-          '--no-demo',
-        ]),
+        [CLI, 'local', '--hosts', '0', ...ownLocalCloud(stateDir), '--no-demo'],
         // Were it accepted, the local cloud would start: the timeout's SIGTERM stops it.
         { encoding: 'utf8', timeout: 30_000 },
       );

@@ -16,6 +16,7 @@ import { TesseraClient } from '../../lib/client/index.ts';
 import type { JobView } from '../../lib/client/types.ts';
 import { SIM_TRAINER } from '../../lib/local/cloud/demo-workload.ts';
 import { INSTANCE_ENV, pidsWithEnv, signalAll } from '../../lib/local/cloud/process-marks.ts';
+import { ownLocalCloud } from '../support/local-cloud-args.ts';
 
 const CLI = join(import.meta.dirname, '../../bin/tessera-cli.mjs');
 const MARK = 'TESSERA_E2E_MARK';
@@ -95,14 +96,7 @@ before(async () => {
       CLI,
       'local',
       '--fresh',
-      '--state-dir',
-      join(dir, 'state'),
-      '--port',
-      '0',
-      '--api-port',
-      '0',
-      '--dashboard-port',
-      '0',
+      ...ownLocalCloud(join(dir, 'state')),
       '--round',
       '2',
       '--heartbeat-timeout',

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { pidsWithEnv, signalAll } from '../../lib/local/cloud/process-marks.ts';
+import { ownLocalCloud } from '../support/local-cloud-args.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const MARK = 'TESSERA_NPM_START_MARK';
@@ -26,24 +27,12 @@ after(() => {
 const startNpm = async () => {
   const mark = randomBytes(6).toString('hex');
   marks.push(mark);
-  const npm = spawn(
-    'npm',
-    [
-      'start',
-      '--',
-      '--fresh',
-      '--state-dir',
-      join(dir, mark),
-      '--port',
-      '0',
-      '--api-port',
-      '0',
-      '--dashboard-port',
-      '0',
-      '--no-demo',
-    ],
-    { cwd: ROOT, env: { ...process.env, [MARK]: mark }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-  );
+  const npm = spawn('npm', ['start', '--', '--fresh', ...ownLocalCloud(join(dir, mark)), '--no-demo'], {
+    cwd: ROOT,
+    env: { ...process.env, [MARK]: mark },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
