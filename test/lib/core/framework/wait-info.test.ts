@@ -18,6 +18,14 @@ const round = (c: Cluster, jobs: JobState[], policy: Policy, now = 0) =>
 // linearPerf: a job runs at (GPUs × type speed) iterations per second on one machine; restart costs 30 s.
 describe('why a job waits, its place in the queue and when it should start', () => {
   const oneHost = cluster([{ gpuType: A100, hosts: 1, gpusPerHost: 8 }]);
+  /** 1-GPU jobs on GPUs 0…n−1 of the host, each 500 iterations from its end at 1 it/s: all end at 500 s. */
+  const shortJobsOnGpus = (n: number) =>
+    Array.from({ length: n }, (_, g) =>
+      running({ id: `short${g}`, gpus: 1, iterations: 1000 }, on(A100, ['g0-h0', [g]]), {
+        progress: 500,
+        measuredThroughput: 1,
+      }),
+    );
 
   test('not enough free GPUs: how many are needed and free, how many jobs are ahead, start when GPUs free up', () => {
     const busy = running({ id: 'busy', gpus: 6, iterations: 6000 }, on(A100, ['g0-h0', [0, 1, 2, 3, 4, 5]]), {
@@ -50,12 +58,7 @@ describe('why a job waits, its place in the queue and when it should start', () 
 
   test('a policy that resizes jobs says the job may start on fewer GPUs than it asked', () => {
     // 7 of 8 GPUs run short 1-GPU jobs; taking them for a long 4-GPU job does not pay in tessera's take rule.
-    const short = [0, 1, 2, 3, 4, 5, 6].map((g) =>
-      running({ id: `short${g}`, gpus: 1, iterations: 1000 }, on(A100, ['g0-h0', [g]]), {
-        progress: 500,
-        measuredThroughput: 1,
-      }),
-    );
+    const short = shortJobsOnGpus(7);
     const big = queued({ id: 'big', gpus: 4, iterations: 400_000, submitTime: 0 });
     const reason = (policy: string) =>
       round(oneHost, [...short, big], getPolicy(policy)).waiting.get('big')?.waitReason;
@@ -70,12 +73,7 @@ describe('why a job waits, its place in the queue and when it should start', () 
 
   test('the estimated start is when the fewest GPUs it may start on are free, and it starts then', () => {
     // 6 short 1-GPU jobs end at 500 s; a long 4-GPU job takes the 2 free GPUs now (at half its request).
-    const short = [0, 1, 2, 3, 4, 5].map((g) =>
-      running({ id: `short${g}`, gpus: 1, iterations: 1000 }, on(A100, ['g0-h0', [g]]), {
-        progress: 500,
-        measuredThroughput: 1,
-      }),
-    );
+    const short = shortJobsOnGpus(6);
     const first = queued({ id: 'first', gpus: 8, iterations: 8000, submitTime: 0 });
     const long = queued({ id: 'long', gpus: 4, iterations: 400_000, submitTime: 1 });
     const now = round(oneHost, [...short, first, long], getPolicy('tessera'));
